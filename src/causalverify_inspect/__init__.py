@@ -1,0 +1,1 @@
+"""causalverify_inspect."""

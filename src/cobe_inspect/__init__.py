@@ -1,0 +1,1 @@
+"""cobe_inspect."""

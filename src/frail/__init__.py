@@ -1,0 +1,1 @@
+"""Frail: estimands and fragility predictors over glass_inspect eval logs."""

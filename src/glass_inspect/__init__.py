@@ -1,0 +1,1 @@
+"""glass_inspect."""

