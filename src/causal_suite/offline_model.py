@@ -11,7 +11,7 @@ derived from (config seed, prompt text, how many times this prompt has been draw
 draws of one prompt differ from each other but a whole run is reproducible.
 
 Messages are rendered without a chat template (the GGUF has none and the base model answers chat-formatted text
-with junk): each message's text, separated by blank lines, followed by nothing.
+with junk): each message's text, separated by blank lines, and nothing after the last one.
 """
 
 from __future__ import annotations
@@ -62,8 +62,9 @@ def gguf_path() -> Path:
 
 
 def render_prompt(messages: list[ChatMessage]) -> str:
-    """Plain rendering for a base model: message texts separated by blank lines."""
-    return "\n\n".join(m.text for m in messages if m.text).rstrip() + "\n"
+    """Plain rendering for a base model: message texts separated by blank lines, the last one left as it is
+    (a few-shot prompt ending in ``A:`` must reach the model exactly so)."""
+    return "\n\n".join(m.text for m in messages if m.text)
 
 
 _LOCK = threading.Lock()

@@ -1,0 +1,37 @@
+"""The offline default model (``offline/gemma-3-270m``) through inspect: real generation, greedy determinism."""
+
+from __future__ import annotations
+
+import pytest
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+from inspect_ai.scorer import match
+
+from causal_suite.offline_model import render_prompt
+
+FEW_SHOT = "Q: Ann has 2 pens and buys 2 more. How many pens does she have?\nA: 2 + 2 = 4. The answer is 4.\n\n"
+
+
+def test_render_prompt_joins_message_texts_without_chat_markup():
+    msgs = [ChatMessageSystem(content="Be brief."), ChatMessageUser(content="Q: 1+1?\nA:")]
+    assert render_prompt(msgs) == "Be brief.\n\nQ: 1+1?\nA:"
+
+
+@pytest.mark.offline_model
+def test_offline_model_answers_easy_few_shot_item_deterministically(tmp_path):
+    prompt = FEW_SHOT + "Q: Tom has 3 apples and buys 5 more. How many apples does he have?\nA:"
+    task = Task(
+        dataset=[Sample(input=prompt, target="8")],
+        scorer=match(location="any", numeric=True),
+        config=GenerateConfig(max_tokens=24, stop_seqs=["\n\n"]),
+    )
+    logs = [
+        eval(task, model="offline/gemma-3-270m", display="none", log_dir=str(tmp_path / str(i)))[0]
+        for i in range(2)
+    ]
+    first, second = (log.samples[0].output.completion for log in logs)
+    assert logs[0].status == "success"
+    assert first == second  # greedy decoding is deterministic
+    assert "8" in first
+    assert logs[0].samples[0].output.usage.output_tokens > 0
