@@ -2,13 +2,54 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any, TypeVar
+
+from inspect_ai._util.error import PrerequisiteError
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-class SuiteInputError(ValueError):
-    """Bad input from the user: the message says what is wrong and what to do."""
+class SuiteInputError(PrerequisiteError, ValueError):
+    """Bad input from the user: the message says what is wrong and what to do.
+
+    A ``PrerequisiteError`` to inspect, so ``inspect eval`` prints the sentence instead of a traceback.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.args = (message,)
+
+    def __str__(self) -> str:
+        return str(self.message)
+
+
+def strict_params(fn: F) -> F:
+    """Make a ``@task`` function reject parameters it does not have (inspect only warns and runs on).
+
+    Apply below ``@task``. An unknown ``-T name=value`` then fails with one sentence listing the valid names.
+    """
+    sig = inspect.signature(fn)
+    valid = [p for p in sig.parameters if sig.parameters[p].kind is not inspect.Parameter.VAR_KEYWORD]
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        unknown = sorted(set(kwargs) - set(valid))
+        if unknown:
+            raise SuiteInputError(
+                f"Task '{fn.__name__}' has no parameter {', '.join(repr(u) for u in unknown)}; "
+                f"its parameters are {', '.join(valid) or '(none)'} (pass them as -T name=value)."
+            )
+        return fn(*args, **kwargs)
+
+    extra = inspect.Parameter("unknown_params", inspect.Parameter.VAR_KEYWORD)
+    wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), extra])  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
 
 
 def require_extra(module: str, extra: str, purpose: str) -> ModuleType:

@@ -1,0 +1,86 @@
+"""Re-score upstream's cached Exp B responses in the confined sandbox and compare with the published score CSV.
+
+    .venv/bin/python benchmarks/causalverify_replay_agreement.py --models moonshot-v1-128k claude-opus-4-6 \
+        [--ids s01,s02,...] [--es-windows cumulative] [--log-dir /tmp/cv-replay]
+
+Prints, per model and level (L1, L2a, L2b, L2b+ = upstream's L2b_plus_v2), the agreement of our 0/1 with the
+published one: over all cells, and over the cells whose local run did not fail for an `environment` reason (an R
+package the Docker image has but this machine lacks, e.g. fixest, rdrobust). Unscored cells (no deterministic
+estimate and no extractor role bound) are counted separately. Needs ../shared beside the checkout, Rscript, bwrap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from pathlib import Path
+
+from inspect_ai import eval
+
+from causalverify_inspect.task import exp_b
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "causalverify"
+OUTPUTS = SHARED / "experiments" / "exp_b" / "outputs"
+PUBLISHED = SHARED / "experiments" / "exp_b" / "l2b_plus_scores_canonical_judge_v2.csv"
+LEVELS = {"L1": "L1", "L2a": "L2a", "L2b": "L2b", "L2b_plus": "L2b_plus_v2"}
+
+
+def published_rows() -> dict[tuple[str, str], dict]:
+    with PUBLISHED.open(newline="", encoding="utf-8") as f:
+        return {(r["scenario_id"], r["model_slug"]): r for r in csv.DictReader(f)}
+
+
+def replay(slug: str, ids: str | None, es_windows: str, log_dir: str) -> list[tuple[str, dict | None, dict]]:
+    log = eval(exp_b(scenarios=str(SHARED), ids=ids, sandbox="confined", responses=str(OUTPUTS),
+                     responses_model=slug, es_windows=es_windows),
+               model="mockllm/model", display="none", log_dir=log_dir, max_samples=2)[0]
+    if log.status != "success":
+        raise SystemExit(f"eval failed: {log.error}")
+    out = []
+    for sample in log.samples:
+        score = next(iter(sample.scores.values()))
+        value = score.value if isinstance(score.value, dict) else None
+        out.append((str(sample.id), value, score.metadata or {}))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", default=["moonshot-v1-128k", "claude-opus-4-6"])
+    parser.add_argument("--ids", default=None)
+    parser.add_argument("--es-windows", default="cumulative", choices=["strict", "cumulative"])
+    parser.add_argument("--log-dir", default="/tmp/cv-replay")
+    parser.add_argument("--show-disagreements", action="store_true")
+    args = parser.parse_args()
+    published = published_rows()
+    for slug in args.models:
+        started = time.monotonic()
+        cells = replay(slug, args.ids, args.es_windows, args.log_dir)
+        seconds = time.monotonic() - started
+        scored = [(sid, v, m) for sid, v, m in cells if v is not None]
+        non_env = [(sid, v, m) for sid, v, m in scored if v["environment"] == 0]
+        print(f"\n{slug}: {len(cells)} cells in {seconds:.0f} s; unscored {len(cells) - len(scored)}; "
+              f"environment failures {len(scored) - len(non_env)}")
+        for subset_name, subset in (("all scored", scored), ("non-environment", non_env)):
+            parts = []
+            for ours, theirs in LEVELS.items():
+                agree = sum(int(v[ours]) == int(published[(sid, slug)][theirs]) for sid, v, _ in subset)
+                parts.append(f"{ours} {agree}/{len(subset)}")
+            ours_rate = sum(v["L2b_plus"] for _, v, _ in subset)
+            theirs_rate = sum(int(published[(sid, slug)]["L2b_plus_v2"]) for sid, _, _ in subset)
+            print(f"  {subset_name:16s} " + "  ".join(parts) + f"   L2b+ ours {ours_rate:.0f} vs published {theirs_rate}")
+        if args.show_disagreements:
+            for sid, v, m in non_env:
+                row = published[(sid, slug)]
+                if int(v["L2b"]) != int(row["L2b"]) or int(v["L2b_plus"]) != int(row["L2b_plus_v2"]):
+                    print(f"   {sid} ours L2b={v['L2b']:.0f} L2b+={v['L2b_plus']:.0f} est={m.get('estimate')} "
+                          f"({m.get('source')}) | published L2b={row['L2b']} L2b+={row['L2b_plus_v2']} "
+                          f"judge={row['judge_effect']} err={row['err_excerpt'][:80]!r} ours_err={m.get('stderr_tail', '')[-120:]!r}")
+        for sid, v, m in cells:
+            if v is None:
+                print(f"   unscored {sid}: {m}")
+
+
+if __name__ == "__main__":
+    main()
