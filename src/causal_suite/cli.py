@@ -83,6 +83,31 @@ def _print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
 
 
+BENCHMARK_PACKAGES = ("cobe_inspect", "glass_inspect", "causalverify_inspect")
+
+
+def registered_tasks() -> list[tuple[str, list[str]]]:
+    """(registry name, parameters) of every task the suite's inspect entry points register."""
+    import importlib
+
+    from inspect_ai._util.registry import registry_find, registry_info
+
+    for package in BENCHMARK_PACKAGES:
+        importlib.import_module(f"{package}._registry")
+    tasks = registry_find(lambda info: info.type == "task" and info.name.split("/")[0] in BENCHMARK_PACKAGES)
+    rows = []
+    for t in tasks:
+        info = registry_info(t)
+        rows.append((info.name, [p for p in info.metadata.get("params", []) if p != "unknown_params"]))
+    return sorted(rows)
+
+
+def list_tasks() -> int:
+    for name, params in registered_tasks():
+        print(f"{name}  ({', '.join(params)})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="causal-suite", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -91,7 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--log-dir", default="logs/demo", help="where the inspect logs go (default logs/demo)")
     demo.add_argument("--full", action="store_true", help="no demo limits: all samples, the tasks' own epochs")
     demo.add_argument("--only", nargs="*", help="run only tasks whose name contains one of these strings")
+    sub.add_parser("tasks", help="list the inspect tasks the suite registers, with their parameters")
     args = parser.parse_args(argv)
+    if args.command == "tasks":
+        return list_tasks()
     return run_demo(args.model, args.log_dir, args.full, args.only)
 
 
