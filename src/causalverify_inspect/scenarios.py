@@ -1,0 +1,320 @@
+"""Exp B scenarios (paper §3): a story, a realised CSV and its canonical estimate (paper §4, App. C.1).
+
+Three sources load into the same :class:`Scenario` records:
+
+* ``None`` - the built-in set: the records committed in ``data/scenarios.json`` (written by ``causalverify-data``);
+  their CSVs are regenerated deterministically from the fixed seed into the cache folder on first use and checked
+  against the committed sha256 of each file.
+* a folder written by ``causalverify-data --out DIR`` (``DIR/scenarios.json`` + ``DIR/data/*.csv``).
+* upstream's layout: a folder holding ``experiments/exp_b/scenarios/sNN.json`` and ``experiments/exp_b/data/``;
+  the canonical estimate comes from ``audit/dgp_verification.json`` when present, else from
+  :func:`causalverify_inspect.estimators.canonical_estimate`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from causal_suite.errors import SuiteInputError, require_file
+
+FAMILIES = ("DID", "EVENT_STUDY", "IV", "RDD")
+DIFFICULTIES = ("easy", "medium", "hard")
+DIRECTIONS = ("positive", "negative")
+
+#: Columns every CSV of a family must hold (the canonical estimator's inputs; paper App. C.1).
+REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "DID": ("unit_id", "period", "treat_x_post", "y"),
+    "EVENT_STUDY": ("stock_id", "event_day", "ret", "mkt_ret"),
+    "IV": ("y", "x", "z"),
+    "RDD": ("running_var", "treated", "y"),
+}
+
+RECORDS_FILE = "scenarios.json"
+UPSTREAM_SCENARIOS = Path("experiments/exp_b/scenarios")
+UPSTREAM_VERIFICATION = Path("audit/dgp_verification.json")
+
+
+@dataclass(frozen=True)
+class CanonicalEstimate:
+    """The realised-data reference estimate that L2b+ compares against (paper §4, App. C.1)."""
+
+    estimate: float
+    se: float
+    n: int
+    spec: str  # one-line specification
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"estimate": self.estimate, "se": self.se, "n": self.n, "spec": self.spec}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One Exp B scenario (paper §3): what the model sees, the realised CSV and the references."""
+
+    scenario_id: str  # upstream "s01"; ours e.g. "did_easy_01" (stable)
+    family: str  # "DID" | "EVENT_STUDY" | "IV" | "RDD"
+    difficulty: str  # "easy" | "medium" | "hard"
+    title: str
+    research_question: str
+    data_description: str
+    data_path: Path  # where the CSV is on the host
+    data_file: str  # repo-relative path the prompt and sandbox expose
+    true_effect: float  # the DGP parameter
+    direction: str  # "positive" | "negative"
+    canonical: CanonicalEstimate | None
+    ground_truth: dict = field(default_factory=dict)  # identification_strategy, conclusion_direction, ...
+    design: dict = field(default_factory=dict)  # family facts: timing, cutoff and side, instrument type, columns
+    sha256: str | None = None  # of the CSV, when the source records it
+
+    def load_data(self) -> pd.DataFrame:
+        """The realised CSV, checked for the family's columns (see :func:`read_scenario_csv`)."""
+        return read_scenario_csv(self.data_path, self.family, self.scenario_id)
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def read_scenario_csv(path: Path, family: str, scenario_id: str) -> pd.DataFrame:
+    """Read a scenario's CSV; an empty file, a missing required column or a non-numeric column is an error."""
+    if family not in FAMILIES:
+        raise SuiteInputError(f"Scenario {scenario_id}: unknown family {family!r}; expected one of {FAMILIES}.")
+    path = require_file(path, f"Scenario {scenario_id}'s data file")
+    try:
+        data = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise SuiteInputError(f"Scenario {scenario_id}: data file '{path}' is empty.") from None
+    if data.empty:
+        raise SuiteInputError(f"Scenario {scenario_id}: data file '{path}' has a header but no rows.")
+    missing = [c for c in REQUIRED_COLUMNS[family] if c not in data.columns]
+    if missing:
+        raise SuiteInputError(
+            f"Scenario {scenario_id}: data file '{path}' lacks the {family} column(s) {missing} "
+            f"(it has {list(data.columns)})."
+        )
+    bad = [c for c in data.columns if not pd.api.types.is_numeric_dtype(data[c])]
+    if bad:
+        raise SuiteInputError(f"Scenario {scenario_id}: data file '{path}' has non-numeric column(s) {bad}.")
+    return data
+
+
+def _field(record: dict, key: str, where: str, kind: type | tuple[type, ...] = str) -> Any:
+    if key not in record:
+        raise SuiteInputError(f"{where}: field '{key}' is missing.")
+    value = record[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise SuiteInputError(f"{where}: field '{key}' should be {getattr(kind, '__name__', kind)}, got {value!r}.")
+    return value
+
+
+def _choice(record: dict, key: str, where: str, allowed: tuple[str, ...]) -> str:
+    value = _field(record, key, where)
+    if value not in allowed:
+        raise SuiteInputError(f"{where}: field '{key}' is {value!r}; expected one of {allowed}.")
+    return value
+
+
+def _canonical_from(record: Any, where: str) -> CanonicalEstimate | None:
+    if record is None:
+        return None
+    if not isinstance(record, dict):
+        raise SuiteInputError(f"{where}: field 'canonical' should be an object, got {record!r}.")
+    return CanonicalEstimate(
+        estimate=float(_field(record, "estimate", f"{where} canonical", (int, float))),
+        se=float(_field(record, "se", f"{where} canonical", (int, float))),
+        n=int(_field(record, "n", f"{where} canonical", int)),
+        spec=_field(record, "spec", f"{where} canonical"),
+    )
+
+
+def scenario_from_record(record: dict, data_root: Path, where: str) -> Scenario:
+    """Build a :class:`Scenario` from one of our records (``scenarios.json``); ``where`` names file and record."""
+    if not isinstance(record, dict):
+        raise SuiteInputError(f"{where}: a scenario record should be an object, got {type(record).__name__}.")
+    effect = float(_field(record, "true_effect", where, (int, float)))
+    data_file = _field(record, "data_file", where)
+    return Scenario(
+        scenario_id=_field(record, "scenario_id", where),
+        family=_choice(record, "family", where, FAMILIES),
+        difficulty=_choice(record, "difficulty", where, DIFFICULTIES),
+        title=_field(record, "title", where),
+        research_question=_field(record, "research_question", where),
+        data_description=_field(record, "data_description", where),
+        data_path=data_root / data_file,
+        data_file=data_file,
+        true_effect=effect,
+        direction=_choice(record, "direction", where, DIRECTIONS),
+        canonical=_canonical_from(record.get("canonical"), where),
+        ground_truth=_field(record, "ground_truth", where, dict),
+        design=_field(record, "design", where, dict),
+        sha256=record.get("sha256"),
+    )
+
+
+def read_records(path: Path) -> dict:
+    """Our records file: ``{"generator": ..., "seed": ..., "scenarios": [...]}``."""
+    path = require_file(path, "CausalVerify scenario records")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise SuiteInputError(f"Scenario records '{path}' are not valid JSON ({exc}).") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("scenarios"), list):
+        raise SuiteInputError(f"Scenario records '{path}': field 'scenarios' (a list) is missing.")
+    return doc
+
+
+def _load_ours(folder: Path) -> list[Scenario]:
+    records_path = folder / RECORDS_FILE
+    doc = read_records(records_path)
+    out = []
+    for i, rec in enumerate(doc["scenarios"]):
+        sid = rec.get("scenario_id", f"#{i}") if isinstance(rec, dict) else f"#{i}"
+        scenario = scenario_from_record(rec, folder, f"Scenario records '{records_path}', record {sid}")
+        path = require_file(scenario.data_path, f"Scenario {sid}'s data file")
+        if scenario.sha256 is not None and file_sha256(path) != scenario.sha256:
+            raise SuiteInputError(
+                f"Scenario {sid}: data file '{path}' does not match the sha256 in '{records_path}' "
+                "(edited after generation?); regenerate the set with causalverify-data."
+            )
+        out.append(scenario)
+    _check_unique(out, records_path)
+    return out
+
+
+def _check_unique(scenarios: list[Scenario], source: Path) -> None:
+    seen: set[str] = set()
+    for s in scenarios:
+        if s.scenario_id in seen:
+            raise SuiteInputError(f"Scenario source '{source}': scenario_id {s.scenario_id!r} occurs twice.")
+        seen.add(s.scenario_id)
+
+
+# ----------------------------------------------------------------------------------------------- upstream layout
+def _upstream_sort_key(path: Path) -> tuple[int, str]:
+    digits = "".join(ch for ch in path.stem if ch.isdigit())
+    return (int(digits) if digits else 0, path.stem)
+
+
+def _upstream_design(family: str, data: pd.DataFrame) -> dict:
+    """Family facts of an upstream scenario, read off its realised data (upstream doc §3)."""
+    design: dict[str, Any] = {"columns": list(data.columns)}
+    if family == "DID":
+        post = data.loc[data["treat_x_post"] == 1, "period"]
+        design.update(unit="unit_id", time="period", first_post_period=int(post.min()) if len(post) else None)
+    elif family == "EVENT_STUDY":
+        design.update(event_day=0, post_window=[0, int(data["event_day"].max())], effect_scale="per_day_ar")
+    elif family == "IV":
+        levels = sorted(pd.unique(data["z"]))
+        design.update(
+            instrument="z",
+            instrument_type="binary" if len(levels) == 2 else "continuous",
+            endogenous="x",
+            controls=[c for c in data.columns if c not in ("y", "x", "z")],
+        )
+    else:
+        design.update(cutoff=0.5, treated_side="above", bandwidth=0.3)
+    return design
+
+
+def _load_upstream(root: Path) -> list[Scenario]:
+    from causalverify_inspect.estimators import canonical_estimate
+
+    files = sorted((root / UPSTREAM_SCENARIOS).glob("*.json"), key=_upstream_sort_key)
+    if not files:
+        raise SuiteInputError(f"Upstream folder '{root}' holds no scenario JSON under {UPSTREAM_SCENARIOS}.")
+    stored = _upstream_canonicals(root / UPSTREAM_VERIFICATION)
+    out = []
+    for path in files:
+        try:
+            rec = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise SuiteInputError(f"Upstream scenario '{path}' is not valid JSON ({exc}).") from None
+        where = f"Upstream scenario '{path}'"
+        sid = _field(rec, "scenario_id", where)
+        where = f"Upstream scenario '{path}', record {sid}"
+        family = _choice(rec, "method_family", where, FAMILIES)
+        truth = _field(rec, "dgp_truth", where, dict)
+        data_file = _field(rec, "data_file", where)
+        data_path = root / data_file
+        data = read_scenario_csv(data_path, family, sid)
+        canonical = stored.get(sid) or canonical_estimate(data, family)
+        out.append(
+            Scenario(
+                scenario_id=sid,
+                family=family,
+                difficulty=_choice(rec, "difficulty", where, DIFFICULTIES),
+                title=_field(rec, "title", where),
+                research_question=_field(rec, "research_question", where),
+                data_description=_field(rec, "data_description", where),
+                data_path=data_path,
+                data_file=data_file,
+                true_effect=float(_field(truth, "effect", f"{where} dgp_truth", (int, float))),
+                direction=_choice(truth, "direction", f"{where} dgp_truth", DIRECTIONS),
+                canonical=canonical,
+                ground_truth=_field(rec, "ground_truth", where, dict),
+                design=_upstream_design(family, data),
+            )
+        )
+    _check_unique(out, root / UPSTREAM_SCENARIOS)
+    return out
+
+
+def _upstream_canonicals(path: Path) -> dict[str, CanonicalEstimate]:
+    """``audit/dgp_verification.json``: ``results[].estimated`` per scenario (6 dp), or {} when absent."""
+    if not path.exists():
+        return {}
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))["results"]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise SuiteInputError(f"Upstream canonical file '{path}' has no readable 'results' list ({exc}).") from None
+    out = {}
+    for i, r in enumerate(results):
+        where = f"Upstream canonical file '{path}', record {r.get('scenario_id', i) if isinstance(r, dict) else i}"
+        if not isinstance(r, dict):
+            raise SuiteInputError(f"{where}: a result should be an object.")
+        if r.get("estimated") is None:
+            continue  # upstream marks estimator errors with a null estimate; recompute those
+        out[_field(r, "scenario_id", where)] = CanonicalEstimate(
+            estimate=float(_field(r, "estimated", where, (int, float))),
+            se=float(_field(r, "standard_error", where, (int, float))),
+            n=int(_field(r, "n_observations", where, int)),
+            spec=f"upstream dgp_verification.json: {r.get('regression_notes', '')}".strip(),
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- built-in
+def builtin_records_path() -> Path:
+    return Path(__file__).parent / "data" / RECORDS_FILE
+
+
+def _load_builtin() -> list[Scenario]:
+    from causalverify_inspect.dgp import ensure_builtin_data
+
+    folder = ensure_builtin_data()
+    return _load_ours(folder)
+
+
+def load_scenarios(source: str | Path | None = None) -> list[Scenario]:
+    """Load Exp B scenarios from the built-in set (``None``), our folder layout or upstream's layout."""
+    if source is None:
+        return _load_builtin()
+    root = require_file(source, "CausalVerify scenario source")
+    if root.is_file():
+        if root.name == RECORDS_FILE:
+            return _load_ours(root.parent)
+        raise SuiteInputError(f"CausalVerify scenario source '{root}' is a file; pass the folder holding it.")
+    if (root / RECORDS_FILE).exists():
+        return _load_ours(root)
+    if (root / UPSTREAM_SCENARIOS).is_dir():
+        return _load_upstream(root)
+    raise SuiteInputError(
+        f"CausalVerify scenario source '{root}' holds neither {RECORDS_FILE} (causalverify-data output) "
+        f"nor {UPSTREAM_SCENARIOS}/ (upstream layout)."
+    )
