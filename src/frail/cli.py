@@ -1,0 +1,143 @@
+"""The ``frail`` command: ``pairs`` (logs -> observations), ``synth`` (Synth-CD), ``report`` (Frail-π protocol),
+``evaluate`` (score a saved Frail-π on a test fold it has not seen)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from causal_suite.errors import SuiteInputError
+
+from .pairs import read_pairs, require_one_solver, write_pairs
+
+
+def _split_list(values: list[str]) -> list[str]:
+    return [v for item in values for v in item.split(",") if v]
+
+
+def cmd_pairs(args: argparse.Namespace) -> int:
+    from .logs import observations_from_logs
+
+    logs = [p for p in args.inputs if not p.endswith(".jsonl")]
+    upstream = [p for p in args.inputs if p.endswith(".jsonl")]
+    rows, counts = observations_from_logs(logs, args.corpus) if logs else ([], {})
+    for path in upstream:
+        rows.extend(read_pairs(path))
+    write_pairs(args.out, require_one_solver(rows))
+    print(json.dumps({"out": args.out, "rows": len(rows), **counts}))
+    return 0
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    from .synth import truth_path, write_synth
+
+    checks = write_synth(args.out, args.variant, args.n_jobs, args.seed, args.twins_per_dose)
+    print(json.dumps({"out": args.out, "truth": str(truth_path(args.out)), "mechanism_checks": checks}, indent=1))
+    return 0
+
+
+def _require_torch() -> None:
+    from causal_suite.errors import require_extra
+
+    require_extra("torch", "frail", "Frail-π")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    _require_torch()
+    from .models.pi import PiConfig
+    from .report import run_report
+
+    import torch
+
+    torch.set_num_threads(args.threads)  # the head is tiny: one thread is fastest and leaves the other cores free
+    config = PiConfig(hidden=args.hidden, max_epochs=args.max_epochs, patience=args.patience)
+    seeds = [int(s) for s in _split_list([args.seeds])]
+    summary = run_report(_split_list(args.pairs), args.featurizer, seeds, args.out, config, args.save_models, not args.quiet)
+    if summary["status"] != "ok":
+        print(f"frail: {summary['message']}", file=sys.stderr)
+    print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    _require_torch()
+    from .evaluation import spearman
+    from .models.pi import FrailPi, dose_response_from_p, pi_from_p
+    from .report import load_dataset
+    from .splits import make_split, refuse_overlap
+
+    data = load_dataset(_split_list(args.pairs))
+    split = make_split(data.jobs.index, data.fingerprint, args.seed)
+    test = [b for b in split.ids("test") if data.jobs.loc[b, "solvable"]]
+    refuse_overlap(args.model, test)
+    model, featurizer = FrailPi.load(args.model)
+    if model.doses != data.doses:
+        raise SuiteInputError(f"model '{args.model}' was trained on doses {model.doses}, the pairs have {data.doses}.")
+    jobs = data.jobs.loc[test]
+    p = model.predict_p(featurizer.transform(jobs["base_text"].tolist()))
+    pi_hat = pi_from_p(p, data.composition.loc[test].to_numpy())
+    a_hat, b_hat = dose_response_from_p(p, data.doses, data.m_bar)
+    result = {"seed": args.seed, "n_test_solvable": len(test),
+              "spearman": {"pi": spearman(pi_hat, jobs["pi"]), "a": spearman(a_hat, jobs["a"]),
+                           "b": spearman(b_hat, jobs["b"].to_numpy(dtype=float))},
+              "mean_pi_hat": float(np.mean(pi_hat)) if len(test) else None}
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="frail", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("pairs", help="glass eval logs (+ corpus manifests) or LabeledPair files -> one pairs JSONL")
+    p.add_argument("inputs", nargs="+", help="glass .eval/.json logs and/or upstream *_labeled_pairs.jsonl files")
+    p.add_argument("--corpus", help="glass corpus directory (default: the one recorded in the logs)")
+    p.add_argument("--out", required=True, help="output pairs JSONL")
+    p.set_defaults(func=cmd_pairs)
+
+    s = sub.add_parser("synth", help="generate a Synth-CD set with its ground truth (§3.5)")
+    s.add_argument("--variant", choices=["bernoulli", "continuous"], default="bernoulli")
+    s.add_argument("--n-jobs", type=int, default=500)
+    s.add_argument("--twins-per-dose", type=int, default=5)
+    s.add_argument("--seed", type=int, default=7)
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=cmd_synth)
+
+    from .featurizers import available_featurizers
+
+    r = sub.add_parser("report", help="train and evaluate Frail-π and the baselines over seeds")
+    r.add_argument("--pairs", nargs="+", required=True, help="pair files (space- or comma-separated)")
+    r.add_argument("--featurizer", default="tfidf_svd", choices=available_featurizers())
+    r.add_argument("--seeds", default="0,1,2")
+    r.add_argument("--out", required=True, help="output directory")
+    r.add_argument("--hidden", type=int, default=64)
+    r.add_argument("--max-epochs", type=int, default=200)
+    r.add_argument("--patience", type=int, default=20)
+    r.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    r.add_argument("--save-models", action="store_true", help="save each seed's model with its split sidecar")
+    r.add_argument("--quiet", action="store_true", help="no training progress display")
+    r.set_defaults(func=cmd_report)
+
+    e = sub.add_parser("evaluate", help="score a saved Frail-π on the test fold of (pairs, seed); refuses overlap")
+    e.add_argument("--model", required=True)
+    e.add_argument("--pairs", nargs="+", required=True)
+    e.add_argument("--seed", type=int, default=0)
+    e.set_defaults(func=cmd_evaluate)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except SuiteInputError as exc:
+        print(f"frail: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""One seed of the §7 step 5-6 protocol: split by base id, fit the featurizer and Frail-π on the training fold,
+early-stop on validation, predict the test fold, score Frail-π and every baseline on the same folds, and compute
+CRD by cross-fitted residualisation on the same folds, with the orthogonality diagnostics.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .baselines import run_baselines
+from .estimands import cross_fitted_residual, orthogonality_diagnostics
+from .featurizers import make_featurizer
+from .models.pi import DoseCounts, FrailPi, PiConfig, Progress, dose_response_from_p, pi_from_p
+from .splits import Split
+
+TARGETS = ("pi", "a", "b")
+MIN_TEST_SOLVABLE = 3
+
+
+def spearman(pred: np.ndarray, target: np.ndarray) -> float | None:
+    """Spearman ρ over the finite pairs, or None when fewer than three or either side is constant."""
+    pred, target = np.asarray(pred, dtype=float), np.asarray(target, dtype=float)
+    keep = np.isfinite(pred) & np.isfinite(target)
+    if keep.sum() < 3 or np.ptp(pred[keep]) == 0 or np.ptp(target[keep]) == 0:
+        return None
+    return float(stats.spearmanr(pred[keep], target[keep]).statistic)
+
+
+@dataclass
+class Dataset:
+    """Everything the seeds share: observations, job targets, dose design and composition, fingerprint."""
+
+    obs: pd.DataFrame
+    jobs: pd.DataFrame
+    doses: list[int]
+    m_bar: float
+    composition: pd.DataFrame
+    fingerprint: str
+
+
+@dataclass
+class SeedResult:
+    seed: int
+    spearman: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    crd: dict[str, Any] = field(default_factory=dict)
+    orthogonality: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    predictions: pd.DataFrame | None = None
+    p_test: np.ndarray | None = None
+    n: dict[str, int] = field(default_factory=dict)
+    epochs: int = 0
+    seconds: float = 0.0
+    skipped: str | None = None
+    model: FrailPi | None = None
+    featurizer: Any = None
+
+
+def dose_counts(obs: pd.DataFrame, ids: list[str], row_of: dict[str, int]) -> DoseCounts:
+    """Break counts per (job, dose) for the given solvable jobs."""
+    part = obs[obs["base_id"].isin(set(ids))]
+    table = part.groupby(["base_id", "dose"])["B"].agg(["sum", "size"]).reset_index()
+    return DoseCounts(
+        job=table["base_id"].map(row_of).to_numpy(),
+        dose=table["dose"].to_numpy(dtype=float),
+        k=table["sum"].to_numpy(dtype=np.float32),
+        n=table["size"].to_numpy(dtype=np.float32),
+    )
+
+
+def _any_break_probability(p: np.ndarray, obs: pd.DataFrame, ids: list[str], doses: list[int]) -> np.ndarray:
+    """Budget-K worst case from p: 1 - Π_m (1 - p(J, m))^{n_m(J)}, K = the job's own twins at each dose."""
+    counts = obs[obs["base_id"].isin(set(ids))].groupby(["base_id", "dose"]).size().unstack(fill_value=0)
+    counts = counts.reindex(index=ids, columns=doses, fill_value=0).to_numpy()
+    return 1.0 - np.prod((1.0 - p) ** counts, axis=1)
+
+
+def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, progress: Progress | None = None) -> SeedResult:
+    """Train and score one seed; a fold without enough solvable jobs gives a result with ``skipped`` set."""
+    start = time.perf_counter()
+    jobs, obs = data.jobs, data.obs
+    roles = pd.Series({b: split.role_of(b) for b in jobs.index})
+    solvable = jobs["solvable"]
+    ids = {r: list(jobs.index[(roles == r).to_numpy() & solvable.to_numpy()]) for r in ("train", "val", "test")}
+    result = SeedResult(seed=split.seed, n={f"solvable_{r}": len(v) for r, v in ids.items()})
+    if len(ids["test"]) < MIN_TEST_SOLVABLE or not ids["train"] or not ids["val"]:
+        result.skipped = (
+            f"too few solvable bases in the folds of seed {split.seed} (train {len(ids['train'])}, "
+            f"val {len(ids['val'])}, test {len(ids['test'])}; the test fold needs {MIN_TEST_SOLVABLE})"
+        )
+        return result
+
+    feat = make_featurizer(featurizer, seed=split.seed)
+    train_all = list(jobs.index[(roles == "train").to_numpy()])
+    feat.fit(jobs.loc[train_all, "base_text"].tolist())
+    x = feat.transform(jobs["base_text"].tolist())
+    row_of = {b: i for i, b in enumerate(jobs.index)}
+    model = FrailPi(x.shape[1], data.doses, PiConfig(**{**config.__dict__, "seed": split.seed}))
+    model.fit(x, dose_counts(obs, ids["train"], row_of), dose_counts(obs, ids["val"], row_of), progress)
+    result.epochs, result.model, result.featurizer = len(model.history), model, feat
+
+    solv_ids = list(jobs.index[solvable.to_numpy()])
+    p_all = model.predict_p(x[[row_of[b] for b in solv_ids]])
+    pi_hat = pi_from_p(p_all, data.composition.loc[solv_ids].to_numpy())
+    a_hat, b_hat = dose_response_from_p(p_all, data.doses, data.m_bar)
+    pred = pd.DataFrame({"pi": pi_hat, "a": a_hat, "b": b_hat}, index=solv_ids)
+    solv = jobs.loc[solv_ids]
+    test = solv.index.isin(ids["test"])
+
+    result.spearman["frail_pi"] = {t: spearman(pred.loc[test, t], solv.loc[test, t]) for t in TARGETS}
+    p_test = p_all[test]
+    result.spearman["frail_pi"]["worst_case"] = spearman(
+        _any_break_probability(p_test, obs, list(solv.index[test]), data.doses),
+        (solv.loc[test, "n_breaks"] > 0).astype(float),
+    )
+    baseline_preds = run_baselines(solv.loc[ids["train"]], solv.loc[test], list(TARGETS), split.seed)
+    for name, by_target in baseline_preds.items():
+        result.spearman[name] = {t: (None if v is None else spearman(v, solv.loc[test, t])) for t, v in by_target.items()}
+
+    folds = np.array([split.fold_of[b] for b in solv_ids])
+    c = solv["C"].to_numpy(dtype=float)
+    crd_target, _ = cross_fitted_residual(solv["pi"].to_numpy(), c, folds)
+    crd_pred, _ = cross_fitted_residual(pi_hat, c, folds)
+    result.crd = {"spearman_frail_pi": spearman(crd_pred[test], crd_target[test])}
+    result.orthogonality = {
+        "pi": orthogonality_diagnostics(solv.loc[test, "pi"], pi_hat[test], c[test]),
+        "crd": orthogonality_diagnostics(crd_target[test], crd_pred[test], c[test]),
+    }
+    result.predictions = pd.DataFrame(
+        {
+            "base_id": solv.index[test], "C": c[test],
+            "pi": solv.loc[test, "pi"].to_numpy(), "pi_hat": pi_hat[test],
+            "a": solv.loc[test, "a"].to_numpy(), "a_hat": a_hat[test],
+            "b": solv.loc[test, "b"].to_numpy(), "b_hat": b_hat[test],
+            "crd": crd_target[test], "crd_hat": crd_pred[test],
+        }
+    )
+    result.p_test = p_test
+    result.seconds = time.perf_counter() - start
+    return result

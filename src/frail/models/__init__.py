@@ -1,0 +1,1 @@
+"""Frail's predictors: Frail-π (models/pi.py)."""

@@ -1,0 +1,203 @@
+"""Labeled-pair observations: one (base, twin, dose) row, in the upstream LabeledPair layout (§3.4) plus the dose.
+
+A row records the scoring model's outcomes on a base problem J and on one twin T(J) drawn at dose m. The upstream
+files carry the dose as an ``_m{k}`` suffix on ``operator``; legacy m=1 rows lack it and take the dose from the
+file name (``..._m1_...``), as §3.4 and §11 prescribe. Rows written by Frail carry ``dose`` explicitly as well.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from causal_suite.errors import SuiteInputError, require_file
+
+_SUFFIX = re.compile(r"^(?P<family>.+?)_m(?P<dose>\d+)$")
+_FILE_DOSE = re.compile(r"_m(\d+)(?=[_.])")
+
+
+@dataclass
+class PairObservation:
+    """One (base J, twin T(J), dose m) observation with the scoring model's outcomes Y(J) and Y(T(J))."""
+
+    base_id: str
+    twin_id: str
+    operator: str  # family + "_m{dose}" (upstream layout)
+    family: str
+    dose: int
+    complexity_score: float  # declared complexity C (§1, CRD)
+    base_text: str
+    twin_text: str
+    y_base: float  # Y(J)
+    y_twin: float  # Y(T(J))
+    category: str = ""
+    injection_size: int = 0
+    solver: str = ""
+    y_base_epoch_mean: float | None = None  # fraction of epochs correct on the base (a Y(J) baseline), if known
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def delta(self) -> float:
+        """Delta(J, T) = Y(J) - Y(T(J)) (§1)."""
+        return self.y_base - self.y_twin
+
+    def to_labeled_pair(self, d_obs: float, d_wc: float) -> dict[str, Any]:
+        """The upstream LabeledPair fields (§3.4) plus Frail's explicit ``dose``, ``y_twin`` and ``solver``."""
+        solver = self.solver or "solver"
+        row = {
+            "base_id": self.base_id,
+            "twin_id": self.twin_id,
+            "operator": self.operator,
+            "category": self.category,
+            "complexity": complexity_label(self.complexity_score),
+            "complexity_score": self.complexity_score,
+            "base_text": self.base_text,
+            "twin_text": self.twin_text,
+            "delta_per_model": {solver: self.delta},
+            "delta_mean": self.delta,
+            "d_obs": d_obs,
+            "d_wc": d_wc,
+            "y_base_mean": self.y_base,
+            "dose": self.dose,
+            "family": self.family,
+            "injection_size": self.injection_size,
+            "y_twin": self.y_twin,
+            "solver": solver,
+            "y_base_epoch_mean": self.y_base_epoch_mean,
+        }
+        row.update(self.extra)
+        return row
+
+
+def complexity_label(score: float) -> str:
+    """The coarse upstream ``complexity`` label of a score in [0, 1]."""
+    return "low" if score < 1 / 3 else ("medium" if score < 2 / 3 else "high")
+
+
+def operator_with_dose(family: str, dose: int) -> str:
+    return f"{family}_m{dose}"
+
+
+def write_pairs(path: str | Path, rows: list[PairObservation]) -> None:
+    """Write observations as LabeledPair JSONL atomically, with per-job d_obs / d_wc over exactly these rows."""
+    by_job: dict[str, list[float]] = {}
+    for r in rows:
+        by_job.setdefault(r.base_id, []).append(r.delta)
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for r in rows:
+            deltas = by_job[r.base_id]
+            fh.write(json.dumps(r.to_labeled_pair(sum(deltas) / len(deltas), max(deltas)), ensure_ascii=False) + "\n")
+    tmp.replace(out)
+
+
+def _dose_of(raw: dict[str, Any], path: Path, lineno: int) -> tuple[str, int]:
+    operator = str(raw["operator"])
+    match = _SUFFIX.match(operator)
+    family = match.group("family") if match else operator
+    if raw.get("dose") is not None:
+        return family, int(raw["dose"])
+    if match:
+        return family, int(match.group("dose"))
+    from_name = _FILE_DOSE.findall(path.name)
+    if from_name:
+        return family, int(from_name[0])
+    raise SuiteInputError(
+        f"{path}, line {lineno}: field 'operator' ({operator!r}) has no _m{{k}} dose suffix, the row has no 'dose' "
+        "and the file name carries no _m{k}_ dose to stamp."
+    )
+
+
+def _number(raw: dict[str, Any], key: str, path: Path, lineno: int) -> float:
+    value = raw.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(float(value)):
+        raise SuiteInputError(f"{path}, line {lineno}: field '{key}' must be a number, got {value!r}.")
+    return float(value)
+
+
+def _outcomes(raw: dict[str, Any], path: Path, lineno: int) -> tuple[float, float, str]:
+    y_base = _number(raw, "y_base_mean", path, lineno)
+    per_model = raw.get("delta_per_model") or {}
+    if raw.get("y_twin") is not None:
+        y_twin = _number(raw, "y_twin", path, lineno)
+    elif raw.get("delta_mean") is not None:
+        y_twin = y_base - _number(raw, "delta_mean", path, lineno)
+    else:
+        raise SuiteInputError(f"{path}, line {lineno}: record lacks 'delta_mean' (and 'y_twin').")
+    if not (0.0 <= y_base <= 1.0 and -1e-9 <= y_twin <= 1.0 + 1e-9):
+        raise SuiteInputError(
+            f"{path}, line {lineno}: fields 'y_base_mean' / 'delta_mean' give scores outside [0, 1] "
+            f"(Y(J)={y_base}, Y(T(J))={y_twin})."
+        )
+    solver = raw.get("solver") or (next(iter(per_model)) if len(per_model) == 1 else "")
+    return y_base, min(1.0, max(0.0, y_twin)), str(solver)
+
+
+_REQUIRED = ("base_id", "twin_id", "operator", "base_text", "twin_text", "complexity_score", "y_base_mean")
+
+
+def read_pairs(path: str | Path) -> list[PairObservation]:
+    """Read one LabeledPair JSONL (upstream or Frail-written); a malformed row fails naming file, line and field."""
+    p = require_file(path, "labeled-pair file")
+    rows: list[PairObservation] = []
+    with p.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SuiteInputError(f"{p}, line {lineno}: not valid JSON ({exc.msg}).") from exc
+            if not isinstance(raw, dict):
+                raise SuiteInputError(f"{p}, line {lineno}: a LabeledPair row must be a JSON object.")
+            missing = [k for k in _REQUIRED if raw.get(k) is None]
+            if missing:
+                raise SuiteInputError(f"{p}, line {lineno}: record lacks field(s) {', '.join(missing)}.")
+            family, dose = _dose_of(raw, p, lineno)
+            y_base, y_twin, solver = _outcomes(raw, p, lineno)
+            epoch_mean = raw.get("y_base_epoch_mean")
+            rows.append(
+                PairObservation(
+                    base_id=str(raw["base_id"]),
+                    twin_id=str(raw["twin_id"]),
+                    operator=operator_with_dose(family, dose),
+                    family=family,
+                    dose=dose,
+                    complexity_score=_number(raw, "complexity_score", p, lineno),
+                    base_text=str(raw["base_text"]),
+                    twin_text=str(raw["twin_text"]),
+                    y_base=y_base,
+                    y_twin=y_twin,
+                    category=str(raw.get("category") or ""),
+                    injection_size=int(raw.get("injection_size") or 0),
+                    solver=solver,
+                    y_base_epoch_mean=None if epoch_mean is None else float(epoch_mean),
+                )
+            )
+    if not rows:
+        raise SuiteInputError(f"labeled-pair file '{p}' holds no rows.")
+    return rows
+
+
+def read_pair_files(paths: Iterable[str | Path]) -> list[PairObservation]:
+    """Concatenate several pair files (e.g. the five dose files of a pooled run)."""
+    rows: list[PairObservation] = []
+    for path in paths:
+        rows.extend(read_pairs(path))
+    return require_one_solver(rows)
+
+
+def require_one_solver(rows: list[PairObservation]) -> list[PairObservation]:
+    """Refuse observations of several scoring models: the solvable stratum, hence CCD, is defined per solver."""
+    solvers = sorted({r.solver for r in rows if r.solver})
+    if len(solvers) > 1:
+        raise SuiteInputError(
+            f"the pairs mix scoring models ({', '.join(solvers)}): CCD is defined per solver, pass one solver's data."
+        )
+    return rows

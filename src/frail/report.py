@@ -1,0 +1,198 @@
+"""``frail report`` (§7 steps 5-6, §10): several seeds of the Frail-π protocol, written as report.md, summary.json,
+per-seed test-fold predictions and plots (predicted vs measured π, dose-response curves, orthogonality).
+
+summary.json holds, per seed and as mean ± sd over seeds, the test-fold Spearman of π, a, b (and the worst case)
+for Frail-π and every baseline, the CRD Spearman and the orthogonality block. A corpus with too few solvable bases
+yields a report that says so, with nulls rather than NaNs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .estimands import design_dose_centre, dose_composition, job_targets, observations_frame
+from .evaluation import TARGETS, Dataset, SeedResult, run_seed
+from .models.pi import PiConfig
+from .pairs import read_pair_files
+from .splits import dataset_fingerprint, make_split
+
+MIN_SOLVABLE = 15
+
+
+def load_dataset(pair_files: list[str | Path]) -> Dataset:
+    rows = read_pair_files(pair_files)
+    obs = observations_frame(rows)
+    doses = sorted(int(d) for d in obs["dose"].unique())
+    m_bar = design_dose_centre(obs["dose"].to_numpy())
+    return Dataset(
+        obs=obs,
+        jobs=job_targets(obs, m_bar),
+        doses=doses,
+        m_bar=m_bar,
+        composition=dose_composition(obs, doses),
+        fingerprint=dataset_fingerprint((r.base_id, r.twin_id, r.dose) for r in rows),
+    )
+
+
+def _progress(seed: int, stream=sys.stderr):
+    def show(epoch: int, max_epochs: int, train: float, val: float) -> None:
+        line = f"[frail] seed {seed}: epoch {epoch}/{max_epochs}  train BCE {train:.4f}  val BCE {val:.4f}"
+        if stream.isatty():
+            stream.write("\r" + line)
+        elif epoch == 1 or epoch % 10 == 0:
+            stream.write(line + "\n")
+        stream.flush()
+
+    return show
+
+
+def _mean_sd(values: list[float | None]) -> dict[str, float | int | None]:
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    if not finite:
+        return {"mean": None, "sd": None, "n": 0}
+    return {"mean": float(np.mean(finite)), "sd": float(np.std(finite, ddof=1)) if len(finite) > 1 else 0.0, "n": len(finite)}
+
+
+def _aggregate(results: list[SeedResult]) -> dict[str, Any]:
+    done = [r for r in results if r.skipped is None]
+    methods = list(done[0].spearman) if done else []
+    spearman = {
+        m: {t: _mean_sd([r.spearman[m].get(t) for r in done]) for t in done[0].spearman[m]} for m in methods
+    }
+    ortho = {
+        block: {k: _mean_sd([r.orthogonality[block][k] for r in done]) for k in done[0].orthogonality[block]}
+        for block in (done[0].orthogonality if done else {})
+    }
+    return {"spearman": spearman, "crd": {"spearman_frail_pi": _mean_sd([r.crd.get("spearman_frail_pi") for r in done])},
+            "orthogonality": ortho}
+
+
+def _fmt(cell: dict[str, Any]) -> str:
+    return "n/a" if cell["mean"] is None else f"{cell['mean']:.3f} ± {cell['sd']:.3f}"
+
+
+def _markdown(summary: dict[str, Any]) -> str:
+    lines = ["# Frail report", "", f"- pairs: {', '.join(summary['pairs'])}", f"- featurizer: `{summary['featurizer']}`",
+             f"- seeds: {summary['seeds']}; doses {summary['doses']} (m̄ = {summary['m_bar']})",
+             f"- jobs {summary['n_jobs']}, solvable {summary['n_solvable']}, observations {summary['n_observations']}",
+             f"- dataset fingerprint `{summary['fingerprint'][:16]}`", ""]
+    if summary["status"] != "ok":
+        return "\n".join(lines + ["**No evaluation:** " + summary["message"], ""])
+    agg = summary["aggregate"]
+    cols = [*TARGETS, "worst_case"]
+    lines += ["## Test-fold Spearman (mean ± sd over seeds)", "", "| method | " + " | ".join(cols) + " |",
+              "|---" * (len(cols) + 1) + "|"]
+    for method, cells in agg["spearman"].items():
+        lines.append(f"| {method} | " + " | ".join(_fmt(cells[c]) if c in cells else "—" for c in cols) + " |")
+    lines += ["", "n/a: the method has no input for this target or the target is constant (e.g. b with one dose).", "",
+              "## CRD (π residualised on C, cross-fitted on the evaluation folds)", "",
+              f"- Spearman(D⊥ predicted, D⊥ measured): {_fmt(agg['crd']['spearman_frail_pi'])}", "",
+              "## Orthogonality (Pearson, test fold)", "", "| quantity | Corr(target, C) | Corr(pred, C) | Corr(pred, C²) |",
+              "|---|---|---|---|"]
+    for block, cells in agg["orthogonality"].items():
+        lines.append(f"| {block} | {_fmt(cells['corr_target_C'])} | {_fmt(cells['corr_pred_C'])} | {_fmt(cells['corr_pred_C2'])} |")
+    lines += ["", "## Per seed", "", "| seed | epochs | seconds | Frail-π ρ(π) | note |", "|---|---|---|---|---|"]
+    for r in summary["per_seed"]:
+        rho = r.get("spearman", {}).get("frail_pi", {}).get("pi")
+        lines.append(f"| {r['seed']} | {r.get('epochs', 0)} | {r.get('seconds', 0):.1f} | "
+                     f"{'n/a' if rho is None else f'{rho:.3f}'} | {r.get('skipped') or ''} |")
+    lines += ["", "Plots: `pi_scatter.png`, `dose_response.png`, `orthogonality.png`.", ""]
+    return "\n".join(lines)
+
+
+def _plots(out: Path, result: SeedResult, data: Dataset) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pred = result.predictions
+    fig, ax = plt.subplots(figsize=(4.5, 4))
+    ax.scatter(pred["pi"], pred["pi_hat"], s=8, alpha=0.6)
+    ax.set(xlabel="measured π (test fold)", ylabel="Frail-π predicted π", title=f"seed {result.seed}")
+    fig.tight_layout(), fig.savefig(out / "pi_scatter.png", dpi=110), plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(5, 4))
+    picks = pred.sort_values("pi").iloc[np.linspace(0, len(pred) - 1, min(4, len(pred))).astype(int)]
+    rates = data.obs.groupby(["base_id", "dose"])["B"].mean()
+    for (_, row), color in zip(picks.iterrows(), ["C0", "C1", "C2", "C3"]):
+        i = list(pred["base_id"]).index(row["base_id"])
+        ax.plot(data.doses, result.p_test[i], color=color, label=str(row["base_id"])[:24])
+        measured = rates.loc[row["base_id"]]
+        ax.scatter(measured.index, measured.to_numpy(), color=color, marker="x")
+    ax.set(xlabel="dose m", ylabel="break probability", title="predicted p(J, m) (lines), measured (x)")
+    ax.legend(fontsize=7)
+    fig.tight_layout(), fig.savefig(out / "dose_response.png", dpi=110), plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(4.5, 4))
+    ax.scatter(pred["C"], pred["pi_hat"], s=8, alpha=0.5, label="predicted π")
+    ax.scatter(pred["C"], pred["crd_hat"], s=8, alpha=0.5, label="predicted D⊥")
+    ax.set(xlabel="declared complexity C", ylabel="prediction", title="orthogonality to C")
+    ax.legend(fontsize=7)
+    fig.tight_layout(), fig.savefig(out / "orthogonality.png", dpi=110), plt.close(fig)
+    return ["pi_scatter.png", "dose_response.png", "orthogonality.png"]
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def run_report(
+    pair_files: list[str | Path], featurizer: str, seeds: list[int], out_dir: str | Path,
+    config: PiConfig | None = None, save_models: bool = False, show_progress: bool = True,
+) -> dict[str, Any]:
+    """Run every seed, write report.md / summary.json / predictions / plots into ``out_dir``; return the summary."""
+    start = time.perf_counter()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    data = load_dataset(pair_files)
+    n_solvable = int(data.jobs["solvable"].sum())
+    summary: dict[str, Any] = {
+        "pairs": [str(p) for p in pair_files], "featurizer": featurizer, "seeds": seeds, "doses": data.doses,
+        "m_bar": data.m_bar, "n_jobs": len(data.jobs), "n_solvable": n_solvable, "n_observations": len(data.obs),
+        "fingerprint": data.fingerprint, "status": "ok", "per_seed": [],
+    }
+    if n_solvable < MIN_SOLVABLE:
+        summary["status"] = "insufficient_data"
+        summary["message"] = (
+            f"only {n_solvable} of {len(data.jobs)} bases are solved by the scoring model (Y(J) = 1); CCD is defined "
+            f"on that stratum and the evaluation needs at least {MIN_SOLVABLE}: score more bases or a stronger solver."
+        )
+    else:
+        results = []
+        for seed in seeds:
+            split = make_split(data.jobs.index, data.fingerprint, seed)
+            result = run_seed(data, split, featurizer, config or PiConfig(), _progress(seed) if show_progress else None)
+            if show_progress and sys.stderr.isatty():
+                sys.stderr.write("\n")
+            results.append(result)
+            record = {"seed": seed, "n": result.n, "skipped": result.skipped}
+            if result.skipped is None:
+                record.update(spearman=result.spearman, crd=result.crd, orthogonality=result.orthogonality,
+                              epochs=result.epochs, seconds=result.seconds)
+                result.predictions.to_csv(out / f"predictions_seed{seed}.csv", index=False)
+                if save_models:
+                    result.model.save(out / "models" / f"frail_pi_seed{seed}.pt", split, result.featurizer)
+            summary["per_seed"].append(record)
+        done = [r for r in results if r.skipped is None]
+        if not done:
+            summary["status"] = "insufficient_data"
+            summary["message"] = "; ".join(r.skipped for r in results) + "."
+        else:
+            summary["aggregate"] = _aggregate(results)
+            summary["plots"] = _plots(out, done[0], data)
+    summary["wall_seconds"] = time.perf_counter() - start
+    summary["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    _write_atomic(out / "summary.json", json.dumps(summary, indent=1))
+    _write_atomic(out / "report.md", _markdown(summary))
+    return summary
