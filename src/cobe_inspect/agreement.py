@@ -1,0 +1,141 @@
+"""Judge-versus-human agreement for CoBe (App. D.4): accuracy, precision, recall and F1 with *failure* (an invalid
+rewrite) as the positive class, and Cohen's kappa, from a CoBe eval log and a CSV of human labels.
+
+Usage::
+
+    python -m cobe_inspect.agreement LOG LABELS
+
+``LABELS`` is a CSV with columns ``sample_id`` (as in the log, e.g. ``317v3-A``) and ``human`` (1 = valid
+rewrite, 0 = invalid). The judge verdict of a sample is its ``correct`` value (epoch 1). Samples the judge left
+unscored and labels with no sample in the log are counted and reported, never compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspect_ai.log import read_eval_log
+from sklearn.metrics import cohen_kappa_score
+
+from causal_suite.errors import SuiteInputError, require_file
+
+SCORER = "cobe_judge"
+HUMAN_VALUES = {"1": 1, "0": 0}
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Confusion counts (positive = invalid rewrite) and the App. D.4 statistics over the compared samples."""
+
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    unscored: int
+    missing: int
+    accuracy: float
+    precision: float
+    recall: float
+    f1: float
+    kappa: float
+
+    @property
+    def n(self) -> int:
+        return self.tp + self.fp + self.fn + self.tn
+
+
+def _ratio(num: int, den: int) -> float:
+    return num / den if den else math.nan
+
+
+def agreement(judge: dict[str, int | None], human: dict[str, int]) -> Agreement:
+    """Compare judge verdicts (1 valid, 0 invalid, None unscored) with human labels on the shared sample ids."""
+    pairs = [(judge[i], h) for i, h in human.items() if judge.get(i) is not None]
+    unscored = sum(1 for i in human if i in judge and judge[i] is None)
+    missing = sum(1 for i in human if i not in judge)
+    tp = sum(1 for j, h in pairs if j == 0 and h == 0)
+    fp = sum(1 for j, h in pairs if j == 0 and h == 1)
+    fn = sum(1 for j, h in pairs if j == 1 and h == 0)
+    tn = sum(1 for j, h in pairs if j == 1 and h == 1)
+    precision, recall = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else math.nan
+    if len({j for j, _ in pairs} | {h for _, h in pairs}) < 2:
+        kappa = math.nan  # undefined (0/0) when both raters used one and the same label throughout
+    else:
+        kappa = float(cohen_kappa_score([h for _, h in pairs], [j for j, _ in pairs]))
+    return Agreement(tp, fp, fn, tn, unscored, missing, _ratio(tp + tn, len(pairs)), precision, recall, f1, kappa)
+
+
+def judge_verdicts(log_path: str | Path) -> dict[str, int | None]:
+    """``sample_id -> correct`` (None when unscored) for epoch 1 of a CoBe log."""
+    log = read_eval_log(str(require_file(log_path, "Eval log")))
+    verdicts: dict[str, int | None] = {}
+    for sample in log.samples or []:
+        if sample.epoch != 1:
+            continue
+        score = (sample.scores or {}).get(SCORER)
+        if score is None:
+            raise SuiteInputError(f"Eval log '{log_path}', sample {sample.id}: no '{SCORER}' score; is it a CoBe log?")
+        verdicts[str(sample.id)] = int(score.value["correct"]) if isinstance(score.value, dict) else None
+    if not verdicts:
+        raise SuiteInputError(f"Eval log '{log_path}' holds no samples.")
+    return verdicts
+
+
+def read_labels(path: str | Path) -> dict[str, int]:
+    """Human labels ``sample_id -> 1 (valid) | 0 (invalid)`` from a CSV with columns ``sample_id,human``."""
+    p = require_file(path, "Labels file")
+    with p.open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        missing = {"sample_id", "human"} - set(reader.fieldnames or [])
+        if missing:
+            raise SuiteInputError(f"Labels file '{p}' lacks the column(s) {', '.join(sorted(missing))}.")
+        labels: dict[str, int] = {}
+        for row_no, row in enumerate(reader, start=2):
+            sample_id, value = (row["sample_id"] or "").strip(), (row["human"] or "").strip()
+            if not sample_id:
+                raise SuiteInputError(f"Labels file '{p}', row {row_no}, field 'sample_id': empty.")
+            if value not in HUMAN_VALUES:
+                raise SuiteInputError(
+                    f"Labels file '{p}', row {row_no} ({sample_id}), field 'human': must be 1 or 0, got {value!r}."
+                )
+            if sample_id in labels:
+                raise SuiteInputError(f"Labels file '{p}', row {row_no}, field 'sample_id': duplicate {sample_id}.")
+            labels[sample_id] = HUMAN_VALUES[value]
+    return labels
+
+
+def format_report(result: Agreement) -> str:
+    """The plain-text table printed by the command line."""
+    lines = [
+        f"compared samples      {result.n}  "
+        f"(unscored by the judge: {result.unscored}; labels not in log: {result.missing})",
+        f"confusion (positive = invalid rewrite): TP {result.tp}  FP {result.fp}  FN {result.fn}  TN {result.tn}",
+        f"accuracy   {result.accuracy:.3f}",
+        f"precision  {result.precision:.3f}",
+        f"recall     {result.recall:.3f}",
+        f"F1         {result.f1:.3f}",
+        f"Cohen's kappa {result.kappa:.3f}",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m cobe_inspect.agreement", description=__doc__.split("\n\n")[0])
+    parser.add_argument("log", help="a CoBe eval log (.eval or .json)")
+    parser.add_argument("labels", help="CSV with columns sample_id,human (1 = valid rewrite)")
+    args = parser.parse_args(argv)
+    try:
+        result = agreement(judge_verdicts(args.log), read_labels(args.labels))
+    except SuiteInputError as exc:
+        parser.exit(2, f"error: {exc}\n")
+    print(format_report(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

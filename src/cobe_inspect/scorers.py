@@ -1,0 +1,234 @@
+"""The CoBe judge scorer (§3.1, Fig. 5, App. D.2) and the metrics of §4 (Table 5, Figs. 6-9).
+
+A response passes only when all three checks pass (§3.1 "Pipeline"):
+
+- E0: every causal connector in the rewrite states the relationship correctly (the shared check);
+- E1: every fact of the first ``Evaluation criteria`` string still holds (preservation);
+- E2: every fact of the second string is changed or removed (required changes; removal counts, §3.1
+  "Evaluation limitation").
+
+Each check is one call to the ``grader`` model role (the three run concurrently) answered with exactly one
+letter, T (check satisfied) or F. A reply that is not exactly one letter is asked again, as a follow-up turn,
+up to ``retries`` times; if a check still has no letter the sample is ``Score.unscored(reason="grader_failed")``
+with every raw reply in the metadata, so it is excluded from the metrics and counted, never scored wrong.
+
+Grader fallback: when no ``grader`` role is bound (``--model-role grader=...``), the model under test judges
+its own rewrites (inspect's ``get_model(role=...)`` default). The paper used a separate frontier judge
+(Claude-Opus-4.7); bind one for results meant to be compared with it.
+
+Cost: identical judge prompts within a run are sent once (an in-run memo shared by all samples), and judge
+calls go through inspect's model cache by default, so re-scoring a log (``inspect score``) with the same
+grader does not pay again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from inspect_ai.model import CachePolicy, ChatMessage, ChatMessageAssistant, ChatMessageUser, Model, get_model
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import TaskState
+
+from cobe_inspect.prompts import CHECKS, FINAL_STORY_MARKER, JUDGE_RETRY, judge_prompt, load_judge_templates
+
+DEFAULT_RETRIES = 2
+# A verdict depends on the judge prompt only, not on the epoch that produced the rewrite.
+JUDGE_CACHE = CachePolicy(expiry="1W", per_epoch=False)
+
+
+def parse_verdict(reply: str) -> int | None:
+    """Strict reading of a judge reply: exactly ``T`` -> 1, exactly ``F`` -> 0 (surrounding blanks ignored)."""
+    return {"T": 1, "F": 0}.get(reply.strip())
+
+
+def judged_text(completion: str, tier: int | None) -> str:
+    """The text the judge sees: the whole reply, or for Tier 4 the story after the last final-story marker."""
+    if tier == 4 and FINAL_STORY_MARKER in completion:
+        return completion.rsplit(FINAL_STORY_MARKER, 1)[1].strip()
+    return completion.strip()
+
+
+class JudgeMemo:
+    """Sends each distinct (grader, conversation) once per run; concurrent duplicates wait for the first."""
+
+    def __init__(self) -> None:
+        self._replies: dict[tuple, str] = {}
+        self._locks: dict[tuple, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    async def complete(self, grader: Model, messages: list[ChatMessage], cache: bool) -> str:
+        key = (str(grader), tuple((m.role, m.text) for m in messages))
+        async with self._locks[key]:
+            if key not in self._replies:
+                output = await grader.generate(messages, cache=JUDGE_CACHE if cache else False)
+                self._replies[key] = output.completion
+            return self._replies[key]
+
+
+async def judge_check(
+    grader: Model, prompt: str, retries: int, memo: JudgeMemo, cache: bool = True
+) -> tuple[int | None, list[str]]:
+    """One check: the verdict (1 = T, 0 = F, None = no readable letter after ``retries`` re-asks) and all replies."""
+    messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
+    replies: list[str] = []
+    for _ in range(retries + 1):
+        reply = await memo.complete(grader, messages, cache)
+        replies.append(reply)
+        verdict = parse_verdict(reply)
+        if verdict is not None:
+            return verdict, replies
+        messages = [*messages, ChatMessageAssistant(content=reply), ChatMessageUser(content=JUDGE_RETRY)]
+    return None, replies
+
+
+# --- metrics (§4) -----------------------------------------------------------------------------------------------
+
+
+def _value(s: SampleScore, key: str) -> float:
+    value = s.score.value
+    return float(value[key]) if isinstance(value, dict) else math.nan
+
+
+def _scored(scores: list[SampleScore]) -> list[SampleScore]:
+    return [s for s in scores if isinstance(s.score.value, dict)]
+
+
+@metric(name="cobe_accuracy")
+def cobe_accuracy() -> Metric:
+    """Share of scored responses passing all three checks (§3.1), with its standard error."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        correct = [_value(s, "correct") for s in _scored(scores)]
+        n = len(correct)
+        mean = float(np.mean(correct)) if n else math.nan
+        stderr = float(np.std(correct, ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+        return {"accuracy": mean, "stderr": stderr}
+
+    return compute
+
+
+@metric(name="check_failure_rates")
+def check_failure_rates() -> Metric:
+    """Failure rate of each check, E0 (connectors), E1 (preserve), E2 (change), as in Fig. 6."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        scored = _scored(scores)
+        return {
+            f"{c}_failure": float(np.mean([1 - _value(s, c) for s in scored])) if scored else math.nan for c in CHECKS
+        }
+
+    return compute
+
+
+@metric(name="grouped_accuracy")
+def grouped_accuracy(key: str) -> Metric:
+    """Accuracy per value of the sample-metadata ``key`` (domain, graph_type, phrasing, failure_mode, tier).
+
+    Figs. 7-9 break accuracy down by graph type, query phrasing and failure mode. Samples without the tag
+    fall in the group ``unlabeled``. Metric names are ``"{key}={group}"``.
+    """
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        groups: dict[str, list[float]] = defaultdict(list)
+        for s in _scored(scores):
+            label = (s.sample_metadata or {}).get(key)
+            groups[f"{key}={'unlabeled' if label is None else label}"].append(_value(s, "correct"))
+        return {name: float(np.mean(v)) for name, v in sorted(groups.items())}
+
+    return compute
+
+
+@metric(name="phrasing_summary")
+def phrasing_summary() -> Metric:
+    """Table 5: accuracy averaged over phrasings ± the sample std across phrasings; and scenario-level accuracy.
+
+    ``phrasing_mean`` is the mean of the per-phrasing accuracies and ``phrasing_std`` their standard deviation
+    (ddof = 1, which reproduces Table 5's ± from Fig. 8's per-phrasing bars). ``scenario_accuracy`` averages,
+    over scenarios, each scenario's accuracy over its scored phrasings.
+    """
+
+    def compute(scores: list[SampleScore]) -> dict[str, float | None]:
+        by_phrasing: dict[str, list[float]] = defaultdict(list)
+        by_scenario: dict[str, list[float]] = defaultdict(list)
+        for s in _scored(scores):
+            meta = s.sample_metadata or {}
+            by_phrasing[str(meta.get("phrasing"))].append(_value(s, "correct"))
+            by_scenario[str(meta.get("scenario_id", s.sample_id))].append(_value(s, "correct"))
+        per_phrasing = [float(np.mean(v)) for v in by_phrasing.values()]
+        per_scenario = [float(np.mean(v)) for v in by_scenario.values()]
+        return {
+            "phrasing_mean": float(np.mean(per_phrasing)) if per_phrasing else math.nan,
+            "phrasing_std": float(np.std(per_phrasing, ddof=1)) if len(per_phrasing) > 1 else None,
+            "scenario_accuracy": float(np.mean(per_scenario)) if per_scenario else math.nan,
+        }
+
+    return compute
+
+
+GROUP_KEYS = ("domain", "graph_type", "phrasing", "failure_mode", "tier")
+
+
+def cobe_metrics() -> list[Metric]:
+    """Every metric the CoBe task reports (all in one results block of the log)."""
+    return [
+        cobe_accuracy(),
+        check_failure_rates(),
+        phrasing_summary(),
+        *(grouped_accuracy(key) for key in GROUP_KEYS),
+    ]
+
+
+# --- scorer ---------------------------------------------------------------------------------------------------
+
+
+def _explain(verdicts: dict[str, int | None]) -> str:
+    return " ".join(f"{c}={'T' if v == 1 else 'F' if v == 0 else '?'}" for c, v in verdicts.items())
+
+
+@scorer(metrics=cobe_metrics(), name="cobe_judge")
+def cobe_judge(
+    judge_prompts: str | Path | None = None, retries: int = DEFAULT_RETRIES, cache: bool = True
+) -> Scorer:
+    """E0/E1/E2 judge of §3.1 through the ``grader`` role; value ``{E0, E1, E2, correct}`` in {0, 1}.
+
+    Args:
+        judge_prompts: Optional JSON/YAML file whose ``E0`` / ``E1`` / ``E2`` entries replace our judge templates.
+        retries: How many times an unreadable judge reply is asked again before the sample is unscored.
+        cache: Route judge calls through inspect's model cache (so re-scoring a log does not pay twice).
+    """
+    templates = load_judge_templates(judge_prompts)
+    memo = JudgeMemo()
+
+    def fill(check: str, text: str, state: TaskState) -> str:
+        meta = state.metadata
+        return judge_prompt(templates[check], text, meta["preserve"], meta["change"], meta["story"], state.input_text)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        text = judged_text(state.output.completion, state.metadata.get("tier"))
+        if not text:
+            # An empty rewrite keeps no fact (E1 fails); with nothing said, E0 and E2 hold by their rubrics.
+            value = {"E0": 1, "E1": 0, "E2": 1, "correct": 0}
+            return Score(value=value, answer="", explanation="empty response: E0=T E1=F E2=T (no judge call)")
+        grader = get_model(role="grader")
+        results = await asyncio.gather(
+            *(judge_check(grader, fill(c, text, state), retries, memo, cache) for c in CHECKS)
+        )
+        verdicts = {c: verdict for c, (verdict, _) in zip(CHECKS, results)}
+        metadata = {"judge_replies": {c: replies for c, (_, replies) in zip(CHECKS, results)}, "grader": str(grader)}
+        unread = [c for c, v in verdicts.items() if v is None]
+        if unread:
+            return Score.unscored(
+                reason="grader_failed",
+                answer=text,
+                explanation=f"no single-letter T/F reply for {', '.join(unread)} after {retries + 1} attempts "
+                f"({_explain(verdicts)})",
+                metadata=metadata,
+            )
+        value: dict[str, int] = {c: int(v) for c, v in verdicts.items() if v is not None}
+        value["correct"] = int(all(value.values()))
+        return Score(value=value, answer=text, explanation=_explain(verdicts), metadata=metadata)
+
+    return score

@@ -1,0 +1,111 @@
+"""End to end: eval() of cobe_inspect/cobe with a scripted respondent and a scripted grader, log read back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from inspect_ai import eval, score
+from inspect_ai.log import read_eval_log
+
+from cobe_inspect.dataset import BUILTIN_DATA
+from cobe_inspect.scorers import cobe_judge
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def respondent_reply(prompt: str) -> str:
+    phrasing = "A" if "Rewrite the original text" in prompt else "B" if "Using the text above" in prompt else "C"
+    scenario = "S1" if "Maya" in prompt else "S2"
+    return f"REWRITE-{phrasing}-{scenario}: a rewritten story."
+
+
+def grader_reply(prompt: str) -> str:
+    if "REWRITE-C-S2" in prompt and "must no longer hold" in prompt:
+        return "I am not sure."  # never a letter: this sample ends unscored
+    if "REWRITE-B-" in prompt and "must still hold" in prompt:
+        return "F"
+    return "T"
+
+
+def test_eval_end_to_end_metrics_in_log_and_rescore_from_cache(scripted, tmp_path):
+    data = tmp_path / "two.json"
+    data.write_text(json.dumps(json.loads(BUILTIN_DATA.read_text(encoding="utf-8"))[:2]), encoding="utf-8")
+    respondent, grader = scripted(respondent_reply), scripted(grader_reply)
+    [log] = eval(
+        "cobe_inspect/cobe",
+        task_args={"data": str(data)},
+        model=respondent,
+        model_roles={"grader": grader},
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    assert log.status == "success"
+    back = read_eval_log(log.location)
+    assert back.eval.task_version == 1 and len(back.samples) == 6
+    assert sorted(s.id for s in back.samples) == sorted(f"{c}v1-{p}" for c in (501, 502) for p in "ABC")
+
+    [result] = back.results.scores
+    assert (result.scored_samples, result.unscored_samples) == (5, 1)
+    metrics = {name: m.value for name, m in result.metrics.items()}
+    # scored: A and C of 501 pass, A of 502 passes, both B fail E1 -> 3/5
+    assert metrics["accuracy"] == pytest.approx(0.6)
+    assert metrics["E1_failure"] == pytest.approx(0.4) and metrics["E0_failure"] == metrics["E2_failure"] == 0
+    assert metrics["phrasing=A"] == 1 and metrics["phrasing=B"] == 0 and metrics["phrasing=C"] == 1
+    assert metrics["graph_type=chain"] == pytest.approx(0.6) and metrics["tier=1"] == pytest.approx(0.6)
+    assert metrics["domain=Everyday"] == pytest.approx(2 / 3) and metrics["domain=Healthcare"] == pytest.approx(0.5)
+    assert metrics["failure_mode=iii"] == pytest.approx(2 / 3) and metrics["failure_mode=ii"] == pytest.approx(0.5)
+    assert metrics["phrasing_mean"] == pytest.approx(2 / 3)
+    assert metrics["phrasing_std"] == pytest.approx(0.57735, abs=1e-4)  # sample std of (1, 0, 1)
+    assert metrics["scenario_accuracy"] == pytest.approx((2 / 3 + 1 / 2) / 2)
+
+    by_id = {s.id: s.scores["cobe_judge"] for s in back.samples}
+    assert by_id["501v1-B"].value == {"E0": 1, "E1": 0, "E2": 1, "correct": 0}
+    assert by_id["501v1-B"].metadata["judge_replies"]["E1"] == ["F"]
+    unscored = by_id["502v1-C"]
+    assert unscored.reason == "grader_failed" and unscored.metadata["judge_replies"]["E2"] == ["I am not sure."] * 3
+    # cost: 3 grader calls per scored response, plus 2 re-asks for the unscored one's E2
+    assert len(respondent.prompts) == 6 and len(grader.prompts) == 5 * 3 + 3 + 2
+
+    # re-scoring the log with the same grader is served from inspect's cache: no new grader calls
+    fresh = scripted(grader_reply)
+    rescored = score(back, cobe_judge(), model_roles={"grader": fresh}, action="overwrite", display="none")
+    assert fresh.prompts == []
+    [again] = rescored.results.scores
+    assert again.metrics["accuracy"].value == pytest.approx(0.6) and again.unscored_samples == 1
+
+
+def test_eval_tier2_subset_sends_each_distinct_judge_prompt_once(scripted, tmp_path):
+    grader = scripted("T")
+    [log] = eval(
+        "cobe_inspect/cobe",
+        task_args={"tier": 2, "phrasings": "E,G"},
+        model=scripted("A rewritten story."),
+        model_roles={"grader": grader},
+        limit=4,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    assert log.status == "success"
+    assert [s.id for s in log.samples] == ["501v1-E", "501v1-G", "502v1-E", "502v1-G"]
+    assert log.results.scores[0].metrics["accuracy"].value == 1
+    assert log.samples[0].metadata["tier"] == 2 and log.samples[0].metadata["phrasing"] == "E"
+    # 4 identical rewrites of 2 scenarios: E0 once, E1 and E2 once per scenario -> 5 calls instead of 12
+    assert len(grader.prompts) == 5 and len(set(grader.prompts)) == 5
+
+
+def test_without_grader_role_the_model_under_test_judges(scripted, tmp_path):
+    model = scripted(lambda prompt: "T" if "Reply with exactly one character" in prompt else "A rewritten story.")
+    [log] = eval(
+        "cobe_inspect/cobe",
+        model=model,
+        limit=1,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    assert log.status == "success" and len(model.prompts) == 1 + 3
+    score = log.samples[0].scores["cobe_judge"]
+    assert score.value["correct"] == 1 and score.metadata["grader"] == "mockllm/model"
