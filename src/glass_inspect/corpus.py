@@ -3,13 +3,19 @@
 Layout (schema version ``CORPUS_SCHEMA``)::
 
     DIR/corpus.json            {"schema": 1, "suite": "gsm"|"math", "seed": int, "doses": [1,3,5,7,9],
-                                "source": {"path": str, "sha256": str}, "counts": {...}, "audited": bool}
+                                "source": {"path": str, "sha256": str}, "counts": {...}, "audited": bool,
+                                "params": {...}}  (counts: per family and dose, unique twins per base, audit
+                                drops and flags by reason, skipped source rows; see glass_inspect.build)
     DIR/pool.jsonl             one TextRecord per line: every base problem and every twin (the pool)
     DIR/manifests/m{m}.jsonl   one PairRecord per line: the (base, twin) pairs of dose m (§3.2 multi-operator mix:
                                about m twins per base, shared across the families; resamples of one pool)
 
 Identity twins (the placebo of §7 step 8) live in the pool with ``operator == "identity"`` and in every
-manifest that includes them; their text equals the base text on purpose.
+manifest that includes them (``glass-build`` puts one per base in each manifest, on top of the m mix twins);
+their text equals the base text on purpose.
+
+The upstream LabeledPair JSONL of §3.4 is read and written by ``read_labeled_pairs`` / ``write_labeled_pairs``
+(``glass-build export-pairs`` / ``import-pairs``).
 
 The sample metadata of the glass eval tasks is ``TextRecord.sample_metadata()``; Frail reads it back from logs.
 """
@@ -18,7 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+import re
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +53,7 @@ class TextRecord:
     suite: str  # "gsm" | "math"
     level: int | None = None  # MATH level 1-5
     changes: dict[str, Any] = field(default_factory=dict)  # what the operator changed
+    audit_flags: list[str] = field(default_factory=list)  # structural-audit flags kept, not dropped (§3.3 item 5)
 
     def sample_metadata(self) -> dict[str, Any]:
         """The versioned sample-metadata contract (DESIGN.md) that Frail depends on."""
@@ -108,7 +116,16 @@ def write_jsonl(path: Path, records: list) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as fh:
         for r in records:
-            fh.write(json.dumps(asdict(r), ensure_ascii=False, sort_keys=True) + "\n")
+            row = {f.name: getattr(r, f.name) for f in fields(r)}  # shallow: asdict's deep copy is slow
+            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Write a JSON document atomically, keys sorted (byte-identical for identical content)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n", encoding="utf-8")
     tmp.replace(path)
 
 
@@ -140,3 +157,86 @@ def sha256_file(path: str | Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------- upstream LabeledPair JSONL (§3.4)
+
+UPSTREAM_FAMILY = {"irrelevant_context": "math_irrelevant_context"}
+_FROM_UPSTREAM = {v: k for k, v in UPSTREAM_FAMILY.items()}
+_LABELED_REQUIRED = ("base_id", "twin_id", "operator", "base_text", "twin_text")
+_DOSE_IN_NAME = re.compile(r"_m(\d+)_")
+
+
+def upstream_operator(operator: str, injection_size: int) -> str:
+    """Our family name -> the §3.4 ``operator`` tag (distractor twins carry their injection size as ``_m{k}``)."""
+    tag = UPSTREAM_FAMILY.get(operator, operator)
+    return f"{tag}_m{injection_size}" if operator == "irrelevant_context" else tag
+
+
+def parse_upstream_operator(tag: str) -> tuple[str, int | None]:
+    """A §3.4 ``operator`` tag -> (our family, the ``_m{k}`` suffix or None)."""
+    m = re.fullmatch(r"(.+?)_m(\d+)", tag)
+    name, k = (m.group(1), int(m.group(2))) if m else (tag, None)
+    return _FROM_UPSTREAM.get(name, name), k
+
+
+def labeled_pairs(corpus: str | Path, dose: int) -> list[dict[str, Any]]:
+    """The pairs of one dose manifest as §3.4 LabeledPair rows (no solver yet: deltas empty / null).
+
+    Extra keys ``dose``, ``injection_size`` and ``answer`` make the rows round-trip into a corpus.
+    """
+    texts = {r.text_id: r for r in read_pool(corpus)}
+    rows = []
+    for p in read_manifest(corpus, dose):
+        base, twin = texts[p.base_id], texts[p.twin_id]
+        c = base.complexity_score
+        rows.append({
+            "base_id": p.base_id, "twin_id": p.twin_id, "operator": upstream_operator(p.operator, p.injection_size),
+            "category": base.category, "complexity": "low" if c < 1 / 3 else "medium" if c < 2 / 3 else "high",
+            "complexity_score": c, "base_text": base.text, "twin_text": twin.text, "delta_per_model": {},
+            "delta_mean": None, "d_obs": None, "d_wc": None, "y_base_mean": None,
+            "dose": dose, "injection_size": p.injection_size, "answer": base.answer,
+        })
+    return rows
+
+
+def write_labeled_pairs(corpus: str | Path, dose: int, path: str | Path) -> int:
+    """Write ``labeled_pairs(corpus, dose)`` as JSONL (atomically); returns the row count."""
+    rows = labeled_pairs(corpus, dose)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
+    tmp.replace(path)
+    return len(rows)
+
+
+def read_labeled_pairs(path: str | Path, dose: int | None = None) -> list[dict[str, Any]]:
+    """Read a §3.4 LabeledPair JSONL; each row gets ``family``, ``injection_size`` and ``dose`` resolved.
+
+    The dose is the row's ``dose`` key, else ``dose``, else the ``_m{k}_`` of the file name (as upstream's
+    loader stamps it). A distractor twin's injection size is its ``injection_size`` key, else its tag suffix.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise SuiteInputError(f"LabeledPair file '{path}' does not exist: check the path you passed.")
+    name_dose = _DOSE_IN_NAME.search(path.name)
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SuiteInputError(f"{path}, line {lineno}: not valid JSON ({exc.msg}).") from exc
+            missing = [k for k in _LABELED_REQUIRED if not isinstance(row.get(k), str)]
+            if missing:
+                raise SuiteInputError(f"{path}, line {lineno}: LabeledPair lacks text field(s) {', '.join(missing)}.")
+            family, k = parse_upstream_operator(row["operator"])
+            row_dose = row.get("dose", dose if dose is not None else int(name_dose.group(1)) if name_dose else None)
+            if row_dose is None:
+                raise SuiteInputError(f"{path}, line {lineno}: no dose (no 'dose' field, no _m<k>_ in the file name).")
+            size = row.get("injection_size", k if family == "irrelevant_context" and k is not None else 0)
+            rows.append({**row, "family": family, "injection_size": int(size), "dose": int(row_dose)})
+    return rows

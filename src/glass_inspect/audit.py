@@ -1,0 +1,406 @@
+"""The No-Op contamination audit of §3.3: a twin must not change the correct answer.
+
+Two stages:
+
+* **Structural checks** (deterministic, run by ``glass-build`` on every distractor twin): drop a twin whose
+  injected text (1) reuses a proper noun of the target problem (calendar words excluded) or, in MATH, one of
+  its maths symbols, (2) contains the numeric value of the gold answer, or (3) contains its own question mark;
+  (4) flag, without dropping, a unit-compatible quantity collision (the injected text states a quantity of a
+  dimension the target also uses).
+* **LLM No-Op adjudication**: the inspect task ``noop_audit`` shows a model (role ``adjudicator``; the model under
+  evaluation when the role is not bound) the base text, the twin text and the gold answer, and asks whether the
+  change alters or invalidates that answer. ``glass-build audit LOG --pool DIR --out DIR2`` keeps the twins the
+  adjudicator judged answer-preserving and writes a filtered copy; an unparsable verdict (after retries), a
+  "changes" verdict, or a twin missing from the log drops it. The raw pool is never modified.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+from typing import NamedTuple
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from causal_suite.errors import SuiteInputError, require_file
+from glass_inspect.corpus import (
+    CORPUS_SCHEMA,
+    PairRecord,
+    TextRecord,
+    manifest_path,
+    read_corpus_info,
+    read_manifest,
+    read_pool,
+    sha256_file,
+    write_json,
+    write_jsonl,
+)
+from glass_inspect.operators import CALENDAR_WORDS, TITLE_WORDS, outside_maths, person_names, segment
+
+# ------------------------------------------------------------------------------------------ structural checks
+
+DROP_ENTITY = "entity_name_collision"
+DROP_ANSWER = "gold_answer_number_collision"
+DROP_QUESTION = "multi_question_collision"
+DROP_VARIABLE = "variable_collision"
+FLAG_UNITS = "unit_quantity_collision"
+
+_NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000, "dozen": 12,
+}
+_WORDS_RE = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b")
+_NUM = re.compile(r"(?<![\w.])(-)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d])")
+_FRAC = re.compile(r"\\[dt]?frac\{(-?\d+)\}\{(\d+)\}")
+_SLASH = re.compile(r"(?<![\w./])(-?\d+)\s*/\s*(\d+)(?![\d/])")
+# a quantity's dimension: known units map to a physical dimension, any other noun is its own (count) dimension
+_DIMENSIONS = {
+    "money": {"dollar", "cent", "euro", "pound sterling", "$", "buck", "penny", "nickel", "dime", "quarter"},
+    "time": {"second", "minute", "hour", "day", "week", "month", "year", "decade", "hr", "min", "sec"},
+    "length": {"inch", "foot", "feet", "yard", "mile", "meter", "metre", "centimeter", "millimeter", "kilometer",
+               "cm", "mm", "km", "m", "ft", "in"},
+    "mass": {"pound", "ounce", "gram", "kilogram", "ton", "kg", "g", "lb", "oz"},
+    "volume": {"liter", "litre", "milliliter", "gallon", "quart", "pint", "cup", "ml", "l"},
+    "percent": {"%", "percent"},
+    "speed": {"mph", "kph"},
+}
+_UNIT_DIMENSION = {u: d for d, units in _DIMENSIONS.items() for u in units}
+_QUANTITY = re.compile(
+    r"(\$)\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(%)|"
+    r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:\s*-\s*|\s+)([A-Za-z]+)(?:\s+(?:of\s+)?([A-Za-z]+))?"
+)
+_NOT_NOUNS = TITLE_WORDS | {"I"}
+_MATHS = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\[.*?\\\]|\\\(.*?\\\)", re.S)
+_TEXT_CMD = re.compile(r"\\(?:text|textbf|mbox|mathrm|operatorname)\{[^}]*\}")
+_FILLER = {"more", "less", "fewer", "times", "of", "per", "each", "and", "or", "to", "in", "the", "a", "an", "more"}
+
+
+def _singular(word: str) -> str:
+    w = word.lower()
+    if w in {"feet", "foot"}:
+        return "foot"
+    for suffix, repl in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("s", "")):
+        if w.endswith(suffix) and len(w) > len(suffix) + 1:
+            return w[: -len(suffix)] + repl
+    return w
+
+
+def proper_nouns(text: str, tex: bool = False) -> set[str]:
+    """Proper nouns of a problem: recognised person names and surnames, plus any word capitalised away from a
+    sentence start; calendar words (weekdays, months), titles (Mr, Dr, ...) and "I" excluded."""
+    plain = outside_maths(text, tex)
+    found = set(person_names(text, tex))
+    seg = segment(plain, False)
+    for sentence in seg.sentences:
+        words = list(re.finditer(r"\b[A-Z][a-zA-Z]+\b", sentence))
+        found.update(m.group(0) for m in words if m.start() > 0)
+    return {w for w in found if w not in CALENDAR_WORDS and w not in _NOT_NOUNS}
+
+
+def numeric_values(text: str) -> set[Fraction]:
+    """Every number stated in ``text``: digits (1,000 / 2.5 / -3, also unsigned), simple fractions, number words."""
+    values: set[Fraction] = set()
+    for m in _FRAC.finditer(text):
+        if int(m.group(2)):
+            values.add(Fraction(int(m.group(1)), int(m.group(2))))
+    for m in _SLASH.finditer(text):
+        if int(m.group(2)):
+            values.add(Fraction(int(m.group(1)), int(m.group(2))))
+    for m in _NUM.finditer(text):
+        whole, frac = m.group(2).replace(",", ""), m.group(3)
+        value = Fraction(int(whole + frac[1:]), 10 ** (len(frac) - 1)) if frac else Fraction(int(whole))
+        values.add(value)
+        if m.group(1):
+            values.add(-value)
+    values.update(Fraction(_NUMBER_WORDS[w]) for w in _WORDS_RE.findall(text.lower()))
+    return values
+
+
+@lru_cache(maxsize=4096)
+def answer_value(answer: str) -> Fraction | None:
+    """The numeric value of a gold answer (an integer, decimal or simple fraction), or None if not numeric."""
+    s = answer.strip().strip("$").replace(",", "").replace("\\!", "").replace(" ", "")
+    s = re.sub(r"^\\[dt]?frac\{(-?\d+)\}\{(\d+)\}$", r"\1/\2", s)
+    s = re.sub(r"^-\\[dt]?frac\{(\d+)\}\{(\d+)\}$", r"-\1/\2", s)
+    try:
+        return Fraction(s)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def quantity_dimensions(text: str) -> set[str]:
+    """Dimensions of the quantities stated in ``text`` ("money", "time", ... or the counted noun, singular)."""
+    dims: set[str] = set()
+    for m in _QUANTITY.finditer(text):
+        if m.group(1):
+            dims.add("money")
+        elif m.group(2):
+            dims.add("percent")
+        else:
+            unit = _singular(m.group(3))
+            if unit in _FILLER and m.group(4):
+                unit = _singular(m.group(4))
+            if unit in _FILLER:
+                continue
+            dims.add(_UNIT_DIMENSION.get(unit, unit))
+    return dims
+
+
+@dataclass(frozen=True)
+class StructuralAudit:
+    """Outcome of the structural checks for one twin: reasons to drop, and flags kept on the record."""
+
+    drops: tuple[str, ...]
+    flags: tuple[str, ...]
+
+
+def maths_symbols(text: str) -> set[str]:
+    """Single-letter symbols (variables, function names, points) inside the maths spans of a LaTeX text;
+    ``\\text{}`` contents and commands are ignored, and so are the constants i and e."""
+    found: set[str] = set()
+    for m in _MATHS.finditer(text):
+        body = _TEXT_CMD.sub(" ", m.group(0))
+        body = re.sub(r"\\[A-Za-z]+", " ", body)
+        found.update(re.findall(r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])", body))
+    return found - {"i", "e"}
+
+
+@lru_cache(maxsize=256)
+def _base_profile(base_text: str, tex: bool) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    nouns = frozenset(proper_nouns(base_text, tex))
+    dims = frozenset(quantity_dimensions(outside_maths(base_text, tex)))
+    return nouns, dims, frozenset(maths_symbols(base_text) if tex else ())
+
+
+class _Profile(NamedTuple):
+    words: frozenset[str]
+    numbers: frozenset[Fraction]
+    dims: frozenset[str]
+    symbols: frozenset[str]
+
+
+@lru_cache(maxsize=65536)
+def _injected_profile(sentence: str, tex: bool) -> _Profile:
+    words = frozenset(re.findall(r"\b[A-Z][a-zA-Z]+\b", outside_maths(sentence, tex)))
+    symbols = frozenset(maths_symbols(sentence) if tex else ())
+    return _Profile(words, frozenset(numeric_values(sentence)), frozenset(quantity_dimensions(sentence)), symbols)
+
+
+def structural_audit(
+    base_text: str, injected: str | Sequence[str], answer: str, *, tex: bool = False
+) -> StructuralAudit:
+    """§3.3 checks 2-5 for one distractor twin; ``injected`` is the inserted text only (or its sentences).
+
+    For LaTeX (MATH) texts the entity check extends to maths symbols: injected text that reuses a variable or
+    function letter of the target (``$x$``, ``$f$``) is dropped as ``variable_collision``, since it would
+    redefine a quantity of the problem.
+    """
+    sentences = [injected] if isinstance(injected, str) else list(injected)
+    profiles = [_injected_profile(s, tex) for s in sentences]
+    nouns, dims, symbols = _base_profile(base_text, tex)
+    gold = answer_value(answer)
+    drops: list[str] = []
+    if any(nouns & p.words for p in profiles):
+        drops.append(DROP_ENTITY)
+    if symbols and any(symbols & p.symbols for p in profiles):
+        drops.append(DROP_VARIABLE)
+    if gold is not None and any(gold in p.numbers for p in profiles):
+        drops.append(DROP_ANSWER)
+    if any("?" in s for s in sentences):
+        drops.append(DROP_QUESTION)
+    flags = [FLAG_UNITS] if any(dims & p.dims for p in profiles) else []
+    return StructuralAudit(tuple(drops), tuple(flags))
+
+
+# ------------------------------------------------------------------------------------- LLM No-Op adjudication
+
+NOOP_PROMPT = """You are checking a rewritten maths word problem for a benchmark. The rewrite was meant to change \
+only the surface of the problem (names, sentence order, or some added sentences that have nothing to do with the \
+question), so that the correct final answer stays exactly the same.
+
+ORIGINAL PROBLEM:
+{base}
+
+REWRITTEN PROBLEM:
+{twin}
+
+CORRECT FINAL ANSWER TO THE ORIGINAL PROBLEM: {answer}
+
+Decide whether the rewritten problem still has exactly this correct final answer. Answer CHANGES if the rewrite \
+alters any quantity, relation or condition the solution uses, makes the problem ambiguous or contradictory (for \
+example, added sentences that could be read as part of the problem, or a pronoun that now points to someone \
+else), or asks something different. Otherwise answer PRESERVES.
+
+Think briefly if you need to, then finish with one line that is exactly
+VERDICT: PRESERVES
+or
+VERDICT: CHANGES"""
+
+PRESERVES = "preserves"
+CHANGES = "changes"
+_VERDICT = re.compile(r"^\s*\**\s*VERDICT\s*\**\s*:\s*\**\s*([A-Za-z]+)\s*\**\s*\.?\s*$", re.I | re.M)
+
+
+def parse_verdict(reply: str) -> str | None:
+    """Strict parse: exactly one ``VERDICT: PRESERVES|CHANGES`` line (case-insensitive), else None."""
+    found = _VERDICT.findall(reply or "")
+    if len(found) != 1 or found[0].lower() not in (PRESERVES, CHANGES):
+        return None
+    return found[0].lower()
+
+
+@solver
+def adjudicate(retries: int = 2) -> Solver:
+    """Ask the ``adjudicator`` role (default: the model under evaluation) for a verdict, retrying unparsable
+    replies up to ``retries`` more times at temperature 0. All replies are kept in the sample metadata."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = get_model(role="adjudicator")
+        replies: list[str] = []
+        for _ in range(retries + 1):
+            state.output = await model.generate(state.input_text, config=GenerateConfig(temperature=0.0))
+            replies.append(state.output.completion)
+            if parse_verdict(state.output.completion) is not None:
+                break
+        state.metadata["adjudicator_replies"] = replies
+        return state
+
+    return solve
+
+
+@scorer(metrics=[mean()])
+def noop_verdict() -> Scorer:
+    """1.0 when the adjudicator judged the twin answer-preserving (kept), 0.0 for "changes" (dropped);
+    unscored (``invalid_response_format``) when no reply could be parsed (dropped as well)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        verdict = parse_verdict(state.output.completion)
+        if verdict is None:
+            return Score.unscored(reason="invalid_response_format", explanation=state.output.completion)
+        return Score(value=1.0 if verdict == PRESERVES else 0.0, answer=verdict)
+
+    return score
+
+
+def _prompts(pool: list[TextRecord]) -> dict[str, str]:
+    """twin text id -> its adjudication prompt, for every non-identity twin (the base gives text and gold)."""
+    bases = {r.text_id: r for r in pool if r.role == "base"}
+    return {
+        r.text_id: NOOP_PROMPT.format(base=bases[r.base_id].text, twin=r.text, answer=bases[r.base_id].answer)
+        for r in pool
+        if r.role == "twin" and r.operator != "identity"
+    }
+
+
+def audit_samples(pool: list[TextRecord]) -> list[Sample]:
+    """One sample per distinct adjudication prompt (id = the first twin's text id): twins with identical base,
+    twin text and gold (duplicate problems in a source) are adjudicated once."""
+    samples: dict[str, Sample] = {}
+    records = {r.text_id: r for r in pool}
+    for text_id, prompt in _prompts(pool).items():
+        if prompt not in samples:
+            r = records[text_id]
+            samples[prompt] = Sample(id=text_id, input=prompt, target=r.answer,
+                                     metadata={"text_id": text_id, "base_id": r.base_id, "operator": r.operator})
+    return list(samples.values())
+
+
+@task
+def noop_audit(corpus: str | None = None, suite: str = "gsm", retries: int = 2) -> Task:
+    """§3.3 LLM No-Op adjudication of every twin of a glass corpus (identity twins excepted).
+
+    Args:
+        corpus: A ``glass-build`` output directory; default: the built-in corpus of ``suite``.
+        suite: ``gsm`` or ``math``, used when ``corpus`` is not given.
+        retries: Extra attempts when the adjudicator's reply has no parsable verdict.
+    """
+    from glass_inspect.build import default_corpus
+
+    root = Path(corpus) if corpus else default_corpus(suite)
+    info = read_corpus_info(root)
+    pool = read_pool(root)
+    return Task(
+        dataset=MemoryDataset(audit_samples(pool), name=f"noop_audit_{info['suite']}"),
+        solver=adjudicate(retries),
+        scorer=noop_verdict(),
+        metadata={"corpus": str(root), "pool_sha256": sha256_file(root / "pool.jsonl")},
+        version=1,
+    )
+
+
+def _verdicts(log_path: str | Path) -> tuple[dict[str, str], str | None]:
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(require_file(log_path, "audit log")))
+    if log.eval.task.split("/")[-1] != "noop_audit":
+        raise SuiteInputError(f"audit log '{log_path}': task is '{log.eval.task}', not noop_audit.")
+    if log.status != "success":
+        raise SuiteInputError(f"audit log '{log_path}': status is '{log.status}'; finish the audit run first.")
+    verdicts: dict[str, str] = {}  # keyed by prompt, so duplicates share their one verdict
+    for s in log.samples or []:
+        sc = next(iter((s.scores or {}).values()), None)
+        verdict = sc.answer if sc is not None and sc.answer in (PRESERVES, CHANGES) else "unparsable"
+        verdicts[s.input if isinstance(s.input, str) else s.input[0].text] = verdict
+    return verdicts, (log.eval.metadata or {}).get("pool_sha256")
+
+
+def apply_audit(log_path: str | Path, pool_dir: str | Path, out_dir: str | Path) -> dict[str, int]:
+    """Write to ``out_dir`` a copy of the corpus at ``pool_dir`` without the twins the audit log rejects.
+
+    Kept: bases, identity twins, twins judged ``preserves``. Dropped (counted by reason): ``changes``,
+    ``unparsable`` and ``not_adjudicated`` (absent from the log). Manifest pairs of dropped twins are removed.
+    The log must come from a ``noop_audit`` run on this very pool (checked by sha256). Returns the counts.
+    """
+    pool_dir, out_dir = Path(pool_dir), Path(out_dir)
+    info = read_corpus_info(pool_dir)
+    verdicts, pool_sha = _verdicts(log_path)
+    if pool_sha is not None and pool_sha != sha256_file(pool_dir / "pool.jsonl"):
+        raise SuiteInputError(f"audit log '{log_path}' was made on a different pool than '{pool_dir}/pool.jsonl'.")
+    if out_dir.exists():
+        raise SuiteInputError(f"output directory '{out_dir}' already exists: choose a new one.")
+    drops: Counter[str] = Counter()
+    kept: list[TextRecord] = []
+    pool = read_pool(pool_dir)
+    prompts = _prompts(pool)
+    for r in pool:
+        if r.text_id in prompts:
+            v = verdicts.get(prompts[r.text_id], "not_adjudicated")
+            if v != PRESERVES:
+                drops[f"noop_{v}"] += 1
+                continue
+        kept.append(r)
+    kept_ids = {r.text_id for r in kept}
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        write_jsonl(tmp / "pool.jsonl", kept)
+        pairs_per_dose = {}
+        for m in info["doses"]:
+            pairs: list[PairRecord] = [p for p in read_manifest(pool_dir, m) if p.twin_id in kept_ids]
+            write_jsonl(manifest_path(tmp, m), pairs)
+            pairs_per_dose[str(m)] = len(pairs)
+        new_info = dict(info, audited=True, schema=CORPUS_SCHEMA)
+        new_info["counts"] = dict(info.get("counts", {}), noop_audit={
+            "log": Path(log_path).name, "dropped": dict(sorted(drops.items())), "pairs": pairs_per_dose,
+            "twins_kept": sum(1 for r in kept if r.role == "twin")})
+        write_json(tmp / "corpus.json", new_info)
+        os.chmod(tmp, 0o755)
+        tmp.replace(out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dict(drops)

@@ -1,0 +1,268 @@
+"""glass-build: sources, manifests (§3.2), determinism, bad input, LabeledPair round trip (§3.4), built-ins."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from causal_suite.errors import SuiteInputError
+from glass_inspect.build import build_corpus, default_corpus, import_labeled_pairs, load_source, main
+from glass_inspect.operators import segment
+from glass_inspect.corpus import (
+    FAMILIES,
+    read_corpus_info,
+    read_labeled_pairs,
+    read_manifest,
+    read_pool,
+    sha256_file,
+    write_labeled_pairs,
+)
+
+DOSES = (1, 3, 5, 7, 9)
+
+
+def builtin(suite: str) -> str:
+    return str(resources.files("glass_inspect").joinpath(f"data/{suite}_builtin.jsonl"))
+
+
+def _files(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): sha256_file(p) for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("suite", ["gsm", "math"])
+def test_cli_builds_the_builtin_corpus(suite, tmp_path, capsys):
+    out = tmp_path / suite
+    assert main(["--suite", suite, "--source", builtin(suite), "--out", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert sorted(_files(out)) == ["corpus.json", *[f"manifests/m{m}.jsonl" for m in DOSES], "pool.jsonl"]
+    info = read_corpus_info(out)
+    pool = read_pool(out)
+    bases = [r for r in pool if r.role == "base"]
+    assert info["suite"] == suite and info["counts"]["bases"] == len(bases) >= 30
+    assert info["source"]["sha256"] == sha256_file(builtin(suite))
+    assert {r.operator for r in pool if r.role == "twin"} <= set(FAMILIES)
+    assert len({r.text_id for r in pool}) == len(pool)
+    texts = {r.text_id: r for r in pool}
+    for r in pool:
+        if r.role == "twin" and r.operator != "identity":
+            assert r.text != texts[r.base_id].text and r.answer == texts[r.base_id].answer
+    if suite == "math":
+        assert {r.complexity_score for r in bases} == {0.05, 0.275, 0.5, 0.725, 0.95}
+    else:
+        assert all(0.05 <= r.complexity_score <= 0.95 for r in bases)
+
+
+def test_manifest_composition_per_dose(tmp_path):
+    out = build_corpus("gsm", builtin("gsm"), tmp_path / "c")
+    pool = {r.text_id: r for r in read_pool(out)}
+    bases = [r.base_id for r in pool.values() if r.role == "base"]
+    info = read_corpus_info(out)
+    for m in DOSES:
+        pairs = read_manifest(out, m)
+        assert info["counts"]["pairs"][f"m{m}"]["total"] == len(pairs)
+        per_base: dict[str, Counter] = defaultdict(Counter)
+        sizes: dict[str, set] = defaultdict(set)
+        for p in pairs:
+            twin = pool[p.twin_id]
+            assert p.dose == m and twin.base_id == p.base_id and twin.operator == p.operator
+            assert twin.injection_size == p.injection_size
+            per_base[p.base_id][p.operator] += 1
+            if p.operator == "irrelevant_context":
+                sizes[p.base_id].add(p.injection_size)
+        for b in bases:
+            counts = per_base[b]
+            assert counts.pop("identity") == 1  # one placebo per base, on top of the m
+            assert sum(counts.values()) == m  # the built-in problems always have enough candidates
+            assert len(sizes[b]) <= 1 and sizes[b] <= set(DOSES)  # one injection size per base and dose
+        # an even split whenever each family present has enough distinct candidates
+        for b in bases:
+            have = Counter(pool[t].operator for t in pool if pool[t].base_id == b and pool[t].role == "twin")
+            if m == 9 and have["entity_rename"] >= 3 and have["sentence_reorder"] >= 3:
+                assert per_base[b] == Counter(entity_rename=3, sentence_reorder=3, irrelevant_context=3)
+
+
+def test_injection_size_follows_the_family_share(tmp_path):
+    out = build_corpus("gsm", builtin("gsm"), tmp_path / "c", doses=(9,))
+    pool = {r.text_id: r for r in read_pool(out)}
+    for b, rows in _group(read_manifest(out, 9)).items():
+        context = [p for p in rows if p.operator == "irrelevant_context"]
+        families = {p.operator for p in rows} - {"identity"}
+        if len(families) == 1:  # no name, no admissible reordering: all 9 twins are distractors of size 9
+            assert [p.injection_size for p in context] == [9] * 9
+        assert all(len(pool[p.twin_id].changes["inserted"]) == p.injection_size for p in context)
+
+
+def _group(pairs):
+    out = defaultdict(list)
+    for p in pairs:
+        out[p.base_id].append(p)
+    return out
+
+
+def test_same_command_twice_gives_byte_identical_outputs(tmp_path):
+    args = ["--suite", "math", "--source", builtin("math"), "--seed", "3", "--doses", "1,5"]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 0
+    assert main([*args, "--out", str(tmp_path / "b")]) == 0
+    assert _files(tmp_path / "a") == _files(tmp_path / "b")
+    assert main([*args[:-4], "--seed", "4", "--doses", "1,5", "--out", str(tmp_path / "c")]) == 0
+    assert _files(tmp_path / "a")["pool.jsonl"] != _files(tmp_path / "c")["pool.jsonl"]
+
+
+def _write(path: Path, rows: list) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
+
+
+GOOD_GSM = {"question": "Ann has 3 pens. She buys 2 more. How many pens does she have?", "answer": "3+2=5\n#### 5"}
+GOOD_MATH = {"problem": "What is $2+3$?", "solution": "It is $\\boxed{5}$.", "level": "Level 1", "type": "Algebra"}
+
+
+@pytest.mark.parametrize(
+    ("suite", "bad", "message"),
+    [
+        ("gsm", {"question": "How many?", "answer": "it is 5"}, "record 2: field 'answer' has no '#### <number>'"),
+        ("gsm", {"answer": "#### 5"}, "record 2: field 'question' is missing"),
+        ("gsm", {"question": "How many?", "answer": "#### five"}, "record 2: field 'answer' ends in a non-numeric"),
+        ("math", {**GOOD_MATH, "solution": "It is 5."}, "record 2: field 'solution' has no \\\\boxed"),
+        ("math", {**GOOD_MATH, "level": "Level ?"}, "record 2: field 'level' is 'Level \\?'"),
+        ("math", {k: v for k, v in GOOD_MATH.items() if k != "type"}, "record 2: field 'type'"),
+    ],
+)
+def test_bad_rows_stop_with_file_record_and_field_or_are_skipped(suite, bad, message, tmp_path):
+    good = GOOD_GSM if suite == "gsm" else GOOD_MATH
+    src = _write(tmp_path / "src.jsonl", [good, bad, good])
+    out = tmp_path / "out"
+    with pytest.raises(SuiteInputError, match=f"src.jsonl, {message}"):
+        build_corpus(suite, src, out)
+    assert not out.exists() and not list(tmp_path.glob(".out*"))  # nothing half-written
+    assert main(["--suite", suite, "--source", src, "--out", str(out)]) == 2
+    assert not out.exists()
+    build_corpus(suite, src, out, skip_bad_rows=True)
+    info = read_corpus_info(out)
+    assert info["counts"]["bases"] == 2 and info["counts"]["skipped_rows"] == 1
+    assert info["skipped_rows"][0]["record"] == 2
+
+
+def test_other_source_layouts_and_errors(tmp_path):
+    datasets = pytest.importorskip("datasets")
+    rows = [json.loads(line) for line in Path(builtin("gsm")).read_text(encoding="utf-8").splitlines()[:4]]
+    (tmp_path / "list.json").write_text(json.dumps(rows), encoding="utf-8")
+    datasets.Dataset.from_list(rows).to_parquet(str(tmp_path / "rows.parquet"))
+    datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(tmp_path / "saved"))
+    expected = [p.text for p in load_source("gsm", builtin("gsm"), limit=4)[0]]
+    for src in ("list.json", "rows.parquet", "saved"):
+        assert [p.text for p in load_source("gsm", str(tmp_path / src))[0]] == expected
+    with pytest.raises(SuiteInputError, match="no split 'train'"):
+        load_source("gsm", str(tmp_path / "saved"), split="train")
+    with pytest.raises(SuiteInputError, match="does not exist"):
+        load_source("gsm", str(tmp_path / "missing.jsonl"))
+    (tmp_path / "broken.jsonl").write_text('{"question": "x"\n', encoding="utf-8")
+    with pytest.raises(SuiteInputError, match="broken.jsonl, line 1: not valid JSON"):
+        load_source("gsm", str(tmp_path / "broken.jsonl"))
+    with pytest.raises(SuiteInputError, match="unknown suite"):
+        load_source("physics", builtin("gsm"))
+
+
+def test_existing_output_is_refused_unless_forced(tmp_path):
+    out = tmp_path / "c"
+    build_corpus("gsm", builtin("gsm"), out, limit=3, doses=(1,))
+    with pytest.raises(SuiteInputError, match="not empty"):
+        build_corpus("gsm", builtin("gsm"), out, limit=3, doses=(1,))
+    build_corpus("gsm", builtin("gsm"), out, limit=4, doses=(1,), overwrite=True)
+    assert read_corpus_info(out)["counts"]["bases"] == 4
+
+
+def test_labeled_pair_round_trip(tmp_path):
+    out = build_corpus("gsm", builtin("gsm"), tmp_path / "c", limit=6, doses=(1, 3))
+    files = []
+    for m in (1, 3):
+        path = tmp_path / f"gsm_m{m}_multiop_mix_ours_labeled_pairs.jsonl"
+        assert write_labeled_pairs(out, m, path) == len(read_manifest(out, m))
+        files.append(path)
+    row = read_labeled_pairs(files[1])[0]
+    assert {"base_id", "twin_id", "operator", "category", "complexity", "complexity_score", "base_text",
+            "twin_text", "delta_per_model", "delta_mean", "d_obs", "d_wc", "y_base_mean"} <= set(row)
+    context = [r for r in read_labeled_pairs(files[1]) if r["family"] == "irrelevant_context"]
+    assert context and all(r["operator"] == f"math_irrelevant_context_m{r['injection_size']}" for r in context)
+    back = import_labeled_pairs(files, "gsm", tmp_path / "back")
+    original = {(r.text_id, r.text, r.answer, r.operator, r.injection_size) for r in read_pool(out)}
+    imported = {(r.text_id, r.text, r.answer, r.operator, r.injection_size) for r in read_pool(back)}
+    assert imported == {t for t in original if t[0] in {x[0] for x in imported}}
+    assert len(imported) == len({p.twin_id for m in (1, 3) for p in read_manifest(out, m)}) + 6
+    for m in (1, 3):
+        assert read_manifest(back, m) == read_manifest(out, m)
+
+
+def test_labeled_pairs_without_answers_take_them_from_the_source(tmp_path):
+    out = build_corpus("gsm", builtin("gsm"), tmp_path / "c", limit=3, doses=(1,))
+    write_labeled_pairs(out, 1, tmp_path / "up_m1_.jsonl")
+    rows = [json.loads(line) for line in (tmp_path / "up_m1_.jsonl").read_text().splitlines()]
+    upstream = [{k: v for k, v in r.items() if k not in ("dose", "answer", "injection_size")} for r in rows]
+    path = tmp_path / "gsmic_adv_m1_multiop_mix_4omini_labeled_pairs.jsonl"
+    _write(path, upstream)
+    with pytest.raises(SuiteInputError, match="has no 'answer'"):
+        import_labeled_pairs([path], "gsm", tmp_path / "d")
+    back = import_labeled_pairs([path], "gsm", tmp_path / "d", answers_source=builtin("gsm"))
+    assert {r.answer for r in read_pool(back)} == {r.answer for r in read_pool(out)}
+    assert {p.dose for p in read_manifest(back, 1)} == {1}  # dose stamped from the file name
+
+
+def test_default_corpus_is_cached_and_keyed(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAUSAL_SUITE_CACHE", str(tmp_path / "cache"))
+    first = default_corpus("math")
+    assert first.parent == tmp_path / "cache" / "glass" and read_corpus_info(first)["suite"] == "math"
+    stamp = (first / "pool.jsonl").stat().st_mtime_ns
+    assert default_corpus("math") == first and (first / "pool.jsonl").stat().st_mtime_ns == stamp
+    assert read_corpus_info(first)["source"]["path"] == "builtin:data/math_builtin.jsonl"
+    reference = build_corpus("math", builtin("math"), tmp_path / "ref", source_label="builtin:data/math_builtin.jsonl")
+    assert _files(first) == _files(reference)
+    with pytest.raises(SuiteInputError, match="unknown suite"):
+        default_corpus("physics")
+
+
+REAL = [("gsm", "data/gsm8k/test.jsonl"), ("math", "data/hendrycks_math/test.jsonl")]
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize(("suite", "path"), REAL)
+def test_build_on_a_slice_of_the_real_test_sets(suite, path, shared_dir, tmp_path):
+    out = tmp_path / suite
+    assert main(["--suite", suite, "--source", str(shared_dir / path), "--out", str(out), "--limit", "20"]) == 0
+    info = read_corpus_info(out)
+    pool = read_pool(out)
+    assert info["counts"]["bases"] == 20 and info["counts"]["skipped_rows"] == 0
+    texts = {r.text_id: r for r in pool}
+    for m in DOSES:
+        pairs = read_manifest(out, m)
+        assert sum(p.operator == "identity" for p in pairs) == 20
+        # about m twins per base; a 20-problem MATH slice has few donors (setup sentences, no shared symbols)
+        assert len(pairs) - 20 >= (0.9 if suite == "gsm" else 0.5) * 20 * m
+        assert len({p.base_id for p in pairs if p.operator != "identity"}) == 20
+        for p in pairs:
+            twin = texts[p.twin_id]
+            if p.operator == "irrelevant_context":
+                assert all("?" not in s for s in twin.changes["inserted"])
+                assert twin.text.endswith(segment_query_tail(texts[p.base_id].text, suite))
+    if suite == "gsm":
+        assert texts["gsm-0"].answer == "18"
+    else:
+        assert {r.level for r in pool} <= {1, 2, 3, 4, 5} and texts["math-0"].answer == "2"
+
+
+def segment_query_tail(text: str, suite: str) -> str:
+    """The base text from its query sentence on (what every distractor twin must end with)."""
+    seg = segment(text, suite == "math")
+    return text[text.index(seg.sentences[seg.query]) :]
+
+
+def test_show_prints_twins_beside_their_bases(tmp_path, capsys):
+    out = build_corpus("gsm", builtin("gsm"), tmp_path / "c", limit=5, doses=(3,))
+    assert main(["show", str(out), "--n", "2"]) == 0
+    text = capsys.readouterr().out
+    for family in ("entity_rename", "irrelevant_context", "identity"):
+        assert text.count(f"=== {family} ") == 2
+    assert text.count("BASE: ") == text.count("TWIN: ") >= 6

@@ -1,0 +1,170 @@
+"""The twin operators of §3.1 on hand-written problems: determinism, invariants, edge cases."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from glass_inspect.operators import (
+    back_references,
+    derive_seed,
+    entity_rename,
+    identity,
+    irrelevant_context,
+    name_table,
+    person_names,
+    segment,
+    sentence_reorder,
+)
+
+MARCUS = (
+    "Marcus' garden has 6 rows of tomato plants with 9 plants in each row. Each plant yields 7 tomatoes. "
+    "Marcus sells the tomatoes in boxes of 14. How many boxes can he fill?"
+)
+LUCY = (
+    "Lucy has three times as many stickers as Adam. Adam has 14 stickers. Lucy gives 10 stickers to Adam. "
+    "How many stickers does Lucy have now?"
+)
+NO_NAMES = "A bakery makes 450 rolls each morning. It sells 80% of them before noon. How many rolls are left?"
+DONORS = [
+    ("d1", ["Ravi has 5 pens.", "He buys 2 more pens.", "What does he do?"]),
+    ("d2", ["A pond holds 300 fish.", "Each fish eats 2 flakes a day."]),
+    ("d3", ["Why is the sky blue?"]),
+    ("d4", ["A van carries 8 crates.", "Each crate weighs 30 kilograms."]),
+]
+
+
+def test_derive_seed_is_stable_and_sensitive():
+    assert derive_seed(0, "gsm-1", "entity_rename", 0) == derive_seed(0, "gsm-1", "entity_rename", 0)
+    assert derive_seed(0, "gsm-1", "entity_rename", 0) != derive_seed(0, "gsm-1", "entity_rename", 1)
+    # pinned: sha256-based, so the same on every machine and Python version
+    assert derive_seed("a", 1) == int.from_bytes(__import__("hashlib").sha256(b"a\x1f1").digest()[:8], "big") >> 1
+
+
+def test_same_input_and_seed_give_the_same_twin_pinned():
+    twin = entity_rename(MARCUS, 7)
+    assert twin == entity_rename(MARCUS, 7)
+    assert twin.text == (
+        "Lorenzo's garden has 6 rows of tomato plants with 9 plants in each row. Each plant yields 7 tomatoes. "
+        "Lorenzo sells the tomatoes in boxes of 14. How many boxes can he fill?"
+    )
+    assert twin.changes == {"names": {"Marcus": "Lorenzo"}} and twin.seed == 7 and twin.operator == "entity_rename"
+    shelves = ("Nina's shelf holds twice as many mugs as Omar's shelf. Omar's shelf holds 4 more mugs than the "
+               "cupboard. The cupboard holds 9 mugs. How many mugs are on Nina's shelf?")
+    reorder = sentence_reorder(shelves, 7)
+    assert reorder == sentence_reorder(shelves, 7)
+    assert reorder.text == (
+        "Omar's shelf holds 4 more mugs than the cupboard. Nina's shelf holds twice as many mugs as Omar's shelf. "
+        "The cupboard holds 9 mugs. How many mugs are on Nina's shelf?"
+    )
+    assert reorder.changes == {"order": [1, 0, 2], "back_references": {}}
+
+
+def test_segment_keeps_decimals_titles_and_maths_together():
+    seg = segment("James' car costs $2.50. Mr. Smith has 3 cats. How many? Give it as an integer.")
+    assert seg.sentences == ("James' car costs $2.50.", "Mr. Smith has 3 cats.", "How many?",
+                             "Give it as an integer.")
+    assert seg.query == 2 and seg.setup == ("James' car costs $2.50.", "Mr. Smith has 3 cats.")
+    tex = segment("Let $x = 2.5. Y$ be real. Find $x$.", tex=True)
+    assert tex.sentences == ("Let $x = 2.5. Y$ be real.", "Find $x$.") and tex.query == 1
+    # white space between sentences is kept slot by slot
+    assert segment("A b.  C d?").join(["A b.", "C d?"]) == "A b.  C d?"
+
+
+def test_rename_is_consistent_with_possessives_and_changes_nothing_else():
+    text = "James' dog met Janet’s cat. James and Janet went home with Mr. Jones. Where did James go?"
+    twin = entity_rename(text, 3)
+    names = twin.changes["names"]
+    assert set(names) == {"James", "Janet", "Jones"}
+    for old, new in names.items():
+        assert not re.search(rf"\b{old}\b", twin.text)
+        assert twin.text.count(new) == text.count(old)
+    new_james = names["James"]
+    possessive = f"{new_james}'" if new_james.endswith("s") else f"{new_james}'s"
+    assert twin.text.startswith(possessive + " dog")
+    assert f"{names['Janet']}’s cat" in twin.text  # the curly apostrophe is kept
+    # undo the mapping: nothing but the names changed
+    back = twin.text.replace(possessive, "James'")
+    for old, new in names.items():
+        back = back.replace(new, old)
+    assert back == text
+
+
+def test_rename_keeps_gender_and_avoids_names_already_in_the_text():
+    for seed in range(20):
+        twin = entity_rename("Lucy has 3 pens and gives one to Adam. How many pens does she have?", seed)
+        pools = name_table()["pool"]
+        assert twin.changes["names"]["Lucy"] in pools["female"]
+        assert twin.changes["names"]["Adam"] in pools["male"]
+
+
+def test_no_names_or_ambiguous_words_give_no_rename():
+    assert entity_rename(NO_NAMES, 1) is None
+    # "Mark" at a sentence start is a verb, not a person; calendar words are never names
+    assert person_names("Mark the points on a line. On Monday in May, how many points are there?") == {}
+    assert person_names("Will has 3 hats. How many hats does Will have?") == {"Will": "male"}
+
+
+def test_reorder_keeps_the_question_last_and_only_permutes_setup():
+    for seed in range(10):
+        twin = sentence_reorder(LUCY, seed)
+        assert twin.text.endswith("How many stickers does Lucy have now?")
+        assert sorted(segment(twin.text).sentences) == sorted(segment(LUCY).sentences)
+        assert twin.text != LUCY
+
+
+def test_reorder_never_moves_a_back_reference_before_its_antecedent():
+    text = "Ken has 4 dogs. Sue has 2 cats. He walks them twice a day. How many walks is that in a week?"
+    deps = back_references(segment(text).setup)
+    assert deps[2] == {0}  # "He" points back to the nearest earlier sentence with a name
+    for seed in range(30):
+        twin = sentence_reorder(text, seed)
+        if twin is not None:
+            assert twin.text.index("Ken has") < twin.text.index("He walks")
+    # an event is a barrier: "Lucy gives" may not move before the states it changes
+    for seed in range(10):
+        t = sentence_reorder(LUCY, seed).text
+        assert t.index("Lucy gives") > max(t.index("Lucy has three"), t.index("Adam has 14"))
+
+
+def test_with_two_people_a_pronoun_sentence_stays_next_to_its_antecedent():
+    text = ("Sally has 9 sweets. She keeps them in a jar. Her sister Rita has 4 sweets. "
+            "(Rita is older.) How many sweets do the sisters have?")
+    deps = back_references(segment(text).setup)
+    assert deps[1] == {0} and deps[2] == {0, 1} and 2 in deps[3]  # "Her sister Rita" is a barrier; "(" binds
+    assert sentence_reorder(text, 0) is None
+
+
+def test_reorder_does_not_apply_to_single_sentences_or_fixed_chains():
+    assert sentence_reorder("How many legs do 3 spiders have?", 1) is None
+    assert sentence_reorder("Ann has 3 pens. Then she buys 2 more. How many pens does she have?", 1) is None
+
+
+def test_question_not_at_the_end_stays_with_its_tail():
+    text = "How much money does Leo have left if he started with $85? He spent $23 on a jacket."
+    seg = segment(text)
+    assert seg.query == 0 and seg.setup == ()
+    assert sentence_reorder(text, 0) is None
+    twin = irrelevant_context(text, 1, DONORS, 5)
+    assert twin.text.endswith(text) and "?" not in twin.text[: -len(text)]
+
+
+def test_irrelevant_context_inserts_before_the_question_without_question_marks():
+    base = "Tom has 3 apples. He buys 4 more. How many apples does Tom have?"
+    for seed in range(15):
+        twin = irrelevant_context(base, 3, DONORS, seed, exclude="d2")
+        assert twin.injection_size == 3 and len(twin.changes["inserted"]) == 3
+        assert "d2" not in twin.changes["donors"]
+        assert all("?" not in s for s in twin.changes["inserted"])
+        head, _, _ = base.rpartition("How many")
+        assert twin.text == head + " ".join(twin.changes["inserted"]) + " How many apples does Tom have?"
+    # donors cannot supply 9 sentences without a question
+    assert irrelevant_context(base, 9, DONORS, 1) is None
+    with pytest.raises(ValueError):
+        irrelevant_context(base, 0, DONORS, 1)
+
+
+def test_identity_is_the_base_text():
+    twin = identity(MARCUS)
+    assert twin.text == MARCUS and twin.operator == "identity" and twin.injection_size == 0 and twin.changes == {}
