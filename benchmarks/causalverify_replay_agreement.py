@@ -3,7 +3,9 @@
     .venv/bin/python benchmarks/causalverify_replay_agreement.py --models moonshot-v1-128k claude-opus-4-6 \
         [--ids s01,s02,...] [--es-windows cumulative] [--log-dir /tmp/cv-replay]
 
-Prints, per model and level (L1, L2a, L2b, L2b+ = upstream's L2b_plus_v2), the agreement of our 0/1 with the
+With --published-extractor, samples whose estimate the deterministic rules cannot find go to an `extractor` role
+that answers with upstream's published judge value for that cell (so no cell stays unscored); without it they are
+unscored. Prints, per model and level (L1, L2a, L2b, L2b+ = upstream's L2b_plus_v2), the agreement of our 0/1 with the
 published one: over all cells, and over the cells whose local run did not fail for an `environment` reason (an R
 package the Docker image has but this machine lacks, e.g. fixest, rdrobust). Unscored cells (no deterministic
 estimate and no extractor role bound) are counted separately. Needs ../shared beside the checkout, Rscript, bwrap.
@@ -17,7 +19,10 @@ import time
 from pathlib import Path
 
 from inspect_ai import eval
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
+from causalverify_inspect.dataset import cached_response_path, read_cached_response
+from causalverify_inspect.extraction import extract_r_code
 from causalverify_inspect.task import exp_b
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "causalverify"
@@ -31,10 +36,34 @@ def published_rows() -> dict[tuple[str, str], dict]:
         return {(r["scenario_id"], r["model_slug"]): r for r in csv.DictReader(f)}
 
 
-def replay(slug: str, ids: str | None, es_windows: str, log_dir: str) -> list[tuple[str, dict | None, dict]]:
+def published_extractor(slug: str, published: dict[tuple[str, str], dict]):
+    """An `extractor` role that answers with upstream's published judge effect of the cell whose code it is shown."""
+    by_code = {}
+    for (sid, model), row in published.items():
+        path = cached_response_path(OUTPUTS, sid, slug)
+        if model == slug and path.exists():
+            code = extract_r_code(read_cached_response(path)).code
+            if code:
+                by_code[code[:4000]] = row["judge_effect"] or None
+
+    def outputs(messages, tools, tool_choice, config) -> ModelOutput:
+        prompt = messages[-1].text
+        code = prompt.split("```r\n", 1)[1].split("\n```\n\nPrinted output:", 1)[0]
+        effect = by_code.get(code)
+        out = ModelOutput.from_content(model="mockllm/published-judge",
+                                       content=f'{{"effect": {effect or "null"}, "rationale": "published judge"}}')
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+    return get_model("mockllm/published-judge", custom_outputs=outputs, memoize=False)
+
+
+def replay(slug: str, ids: str | None, es_windows: str, log_dir: str,
+           extractor=None) -> list[tuple[str, dict | None, dict]]:
     log = eval(exp_b(scenarios=str(SHARED), ids=ids, sandbox="confined", responses=str(OUTPUTS),
                      responses_model=slug, es_windows=es_windows),
-               model="mockllm/model", display="none", log_dir=log_dir, max_samples=2)[0]
+               model="mockllm/model", display="none", log_dir=log_dir, max_samples=2,
+               model_roles={"extractor": extractor} if extractor is not None else None)[0]
     if log.status != "success":
         raise SystemExit(f"eval failed: {log.error}")
     out = []
@@ -52,16 +81,19 @@ def main() -> None:
     parser.add_argument("--es-windows", default="cumulative", choices=["strict", "cumulative"])
     parser.add_argument("--log-dir", default="/tmp/cv-replay")
     parser.add_argument("--show-disagreements", action="store_true")
+    parser.add_argument("--published-extractor", action="store_true")
     args = parser.parse_args()
     published = published_rows()
     for slug in args.models:
         started = time.monotonic()
-        cells = replay(slug, args.ids, args.es_windows, args.log_dir)
+        extractor = published_extractor(slug, published) if args.published_extractor else None
+        cells = replay(slug, args.ids, args.es_windows, args.log_dir, extractor)
         seconds = time.monotonic() - started
         scored = [(sid, v, m) for sid, v, m in cells if v is not None]
         non_env = [(sid, v, m) for sid, v, m in scored if v["environment"] == 0]
+        by_extractor = sum(m.get("source") == "extractor" for _, _, m in scored)
         print(f"\n{slug}: {len(cells)} cells in {seconds:.0f} s; unscored {len(cells) - len(scored)}; "
-              f"environment failures {len(scored) - len(non_env)}")
+              f"environment failures {len(scored) - len(non_env)}; estimate from the extractor in {by_extractor}")
         for subset_name, subset in (("all scored", scored), ("non-environment", non_env)):
             parts = []
             for ours, theirs in LEVELS.items():
@@ -69,17 +101,19 @@ def main() -> None:
                 parts.append(f"{ours} {agree}/{len(subset)}")
             ours_rate = sum(v["L2b_plus"] for _, v, _ in subset)
             theirs_rate = sum(int(published[(sid, slug)]["L2b_plus_v2"]) for sid, _, _ in subset)
-            print(f"  {subset_name:16s} " + "  ".join(parts) + f"   L2b+ ours {ours_rate:.0f} vs published {theirs_rate}")
+            print(f"  {subset_name:16s} " + "  ".join(parts)
+                  + f"   L2b+ ours {ours_rate:.0f} vs published {theirs_rate}")
         if args.show_disagreements:
             for sid, v, m in non_env:
                 row = published[(sid, slug)]
                 if int(v["L2b"]) != int(row["L2b"]) or int(v["L2b_plus"]) != int(row["L2b_plus_v2"]):
                     print(f"   {sid} ours L2b={v['L2b']:.0f} L2b+={v['L2b_plus']:.0f} est={m.get('estimate')} "
                           f"({m.get('source')}) | published L2b={row['L2b']} L2b+={row['L2b_plus_v2']} "
-                          f"judge={row['judge_effect']} err={row['err_excerpt'][:80]!r} ours_err={m.get('stderr_tail', '')[-120:]!r}")
+                          f"judge={row['judge_effect']} err={row['err_excerpt'][:80]!r} "
+                          f"ours_err={m.get('stderr_tail', '')[-120:]!r}")
         for sid, v, m in cells:
             if v is None:
-                print(f"   unscored {sid}: {m}")
+                print(f"   unscored {sid}: {m.get('stderr_tail', '')[-80:]!r}")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ Examples::
 
 from __future__ import annotations
 
+from causal_suite.errors import strict_params
 from inspect_ai import Task, task
 from inspect_ai.solver import generate
 
@@ -24,6 +25,7 @@ TASK_VERSION = 1
 
 
 @task(name="cobe")
+@strict_params
 def cobe(
     data: str | None = None,
     tier: int = 1,

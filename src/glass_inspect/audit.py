@@ -34,7 +34,7 @@ from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.errors import SuiteInputError, require_file, strict_params
 from glass_inspect.corpus import (
     CORPUS_SCHEMA,
     PairRecord,
@@ -320,6 +320,7 @@ def audit_samples(pool: list[TextRecord]) -> list[Sample]:
 
 
 @task
+@strict_params
 def noop_audit(corpus: str | None = None, suite: str = "gsm", retries: int = 2) -> Task:
     """§3.3 LLM No-Op adjudication of every twin of a glass corpus (identity twins excepted).
 

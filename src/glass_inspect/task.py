@@ -20,7 +20,7 @@ from pathlib import Path
 from inspect_ai import Epochs, Task, task
 from inspect_ai.model import GenerateConfig
 
-from causal_suite.errors import require_file
+from causal_suite.errors import require_file, strict_params
 from glass_inspect.dataset import GlassSelection, glass_dataset, parse_doses, parse_families
 from glass_inspect.scorers import glass_match, modal_answer
 from glass_inspect.solvers import glass_solve
@@ -61,6 +61,7 @@ def glass_task(
 
 
 @task
+@strict_params
 def glassgsm(
     corpus: str | None = None,
     doses: str | int | list[int] = DEFAULT_DOSES,
@@ -85,6 +86,7 @@ def glassgsm(
 
 
 @task
+@strict_params
 def glassmath(
     corpus: str | None = None,
     doses: str | int | list[int] = DEFAULT_DOSES,

@@ -1,0 +1,110 @@
+"""Exp B samples (paper §3, App. C): one Sample per scenario, its CSV placed in the sandbox at ``data_file``.
+
+The prompt shows the data path inside the sandbox (relative to the working directory, as upstream gave it), the
+first five rows in pandas' ``to_string(index=False)`` layout and one ``name: dtype`` line per column. Cached responses
+in upstream's output format (``{sid}_{slug}.json``, ``llm_response.content``) are read here for replay.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from causal_suite.errors import SuiteInputError, require_file
+from causalverify_inspect.prompts import EXP_B_USER
+from causalverify_inspect.scenarios import Scenario, load_scenarios
+
+
+def preview_text(data: pd.DataFrame) -> tuple[str, str]:
+    """(first five rows as a plain table, one ``  name: dtype`` line per column)."""
+    preview = data.head(5).to_string(index=False)
+    types = "\n".join(f"  {col}: {dtype}" for col, dtype in data.dtypes.items())
+    return preview, types
+
+
+def exp_b_prompt(scenario: Scenario) -> str:
+    """The user prompt of one scenario (our wording, upstream's inputs)."""
+    preview, types = preview_text(scenario.load_data())
+    return EXP_B_USER.format(title=scenario.title, research_question=scenario.research_question,
+                             data_description=scenario.data_description, data_file=scenario.data_file,
+                             preview=preview, column_types=types)
+
+
+def scenario_to_sample(scenario: Scenario) -> Sample:
+    """A Sample whose sandbox holds only the scenario's CSV at ``data_file``; references go to metadata."""
+    canonical = scenario.canonical
+    return Sample(
+        id=scenario.scenario_id,
+        input=exp_b_prompt(scenario),
+        target="" if canonical is None else repr(canonical.estimate),
+        files={scenario.data_file: str(Path(scenario.data_path).resolve())},
+        metadata={
+            "family": scenario.family,
+            "difficulty": scenario.difficulty,
+            "title": scenario.title,
+            "research_question": scenario.research_question,
+            "data_description": scenario.data_description,
+            "data_file": scenario.data_file,
+            "data_path": str(scenario.data_path),
+            "canonical": None if canonical is None else canonical.estimate,
+            "canonical_spec": None if canonical is None else canonical.spec,
+            "true_effect": scenario.true_effect,
+            "direction": scenario.direction,
+        },
+    )
+
+
+def select_scenarios(scenarios: list[Scenario], ids: Sequence[str] | str | None) -> list[Scenario]:
+    """The scenarios named in ``ids`` (a list or a comma-separated string), in the source's order; all if None."""
+    if ids is None:
+        return scenarios
+    wanted = [i.strip() for i in ids.split(",")] if isinstance(ids, str) else list(ids)
+    known = {s.scenario_id for s in scenarios}
+    unknown = [i for i in wanted if i not in known]
+    if unknown:
+        raise SuiteInputError(
+            f"Scenario id(s) {unknown} are not in the scenario source; known ids start {sorted(known)[:5]}.")
+    return [s for s in scenarios if s.scenario_id in set(wanted)]
+
+
+def exp_b_dataset(source: str | Path | None = None, ids: Sequence[str] | str | None = None) -> MemoryDataset:
+    """Exp B dataset from the built-in set (None), a ``causalverify-data`` folder or upstream's layout."""
+    scenarios = select_scenarios(load_scenarios(source), ids)
+    return MemoryDataset([scenario_to_sample(s) for s in scenarios], name="causalverify_exp_b")
+
+
+def model_slug(model: str) -> str:
+    """Upstream's file slug of a model string: '/' and ':' become '-'."""
+    return model.replace("/", "-").replace(":", "-")
+
+
+def cached_response_path(responses: str | Path, scenario_id: str, slug: str) -> Path:
+    return Path(responses) / f"{scenario_id}_{model_slug(slug)}.json"
+
+
+def read_cached_response(path: Path) -> str:
+    """``llm_response.content`` of one cached upstream response file."""
+    path = require_file(path, "Cached response")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        content = doc["llm_response"]["content"]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise SuiteInputError(
+            f"Cached response '{path}': field 'llm_response.content' is unreadable ({exc}).") from None
+    if not isinstance(content, str):
+        raise SuiteInputError(f"Cached response '{path}': field 'llm_response.content' is not a string.")
+    return content
+
+
+def check_cached_responses(responses: str | Path, slug: str, scenario_ids: Sequence[str]) -> None:
+    """Fail before the eval starts if any scenario lacks its cached response file."""
+    require_file(responses, "Cached responses folder")
+    missing = [sid for sid in scenario_ids if not cached_response_path(responses, sid, slug).exists()]
+    if missing:
+        raise SuiteInputError(
+            f"Cached responses folder '{responses}' lacks {len(missing)} file(s) for model slug '{slug}', "
+            f"e.g. '{cached_response_path(responses, missing[0], slug).name}'.")

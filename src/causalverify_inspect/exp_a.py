@@ -1,0 +1,160 @@
+"""Exp A (paper §3-4): real-paper contexts, method-family agreement (L3) and direction agreement (L4).
+
+Contexts come from a user-supplied JSON list or JSONL file, one record per paper: ``paper_id``,
+``research_question``, ``data_description``, ``institutional_context`` and, optionally, the consensus labels
+``method`` (DID | EVENT_STUDY | IV | RDD) and ``direction`` (positive | negative). A separate labels file in upstream's
+format (a JSON list of ``{paper_id, new_method, new_direction}``, the four-LLM consensus) overrides them. Without a
+file, a handful of our own authored contexts (``data/exp_a_contexts.json``) are used.
+
+Scoring is by keywords, no LLM: the design named in the identification section (hits there weigh 3, hits in the
+first 4000 characters 1, earlier first mention breaks ties) and the sign words in the expected-results section.
+A key whose label is missing is NaN (unscoreable); a sample with neither label is unscored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import TaskState
+
+from causal_suite.errors import SuiteInputError, require_file
+from causalverify_inspect.prompts import EXP_A_USER
+from causalverify_inspect.scenarios import DIRECTIONS, FAMILIES
+
+BUILTIN_CONTEXTS = Path(__file__).parent / "data" / "exp_a_contexts.json"
+CONTEXT_FIELDS = ("paper_id", "research_question", "data_description", "institutional_context")
+
+METHOD_KEYWORDS = {
+    "DID": ("difference-in-difference", "differences-in-difference", "difference in difference", "diff-in-diff",
+            "two-way fixed effect", "twfe", "staggered adoption", "parallel trends"),
+    "EVENT_STUDY": ("event study", "event-study", "abnormal return", "cumulative abnormal", "announcement return",
+                    "event window", "market model"),
+    "IV": ("instrumental variable", "two-stage least squares", "2sls", "exclusion restriction", "first stage",
+           "instrument for"),
+    "RDD": ("regression discontinuity", "running variable", "discontinuity design", "rdrobust", "cutoff",
+            "threshold design", "bandwidth"),
+}
+POSITIVE_WORDS = ("positive", "increase", "higher", "raise", "improve", "gain", "larger", "boost", "upward")
+NEGATIVE_WORDS = ("negative", "decrease", "lower", "reduce", "decline", "fall", "drop", "worse", "downward")
+
+
+def _section(text: str, start: str, stop: str, width: int) -> str:
+    match = re.search(start, text)
+    if not match:
+        return ""
+    body = text[match.end(): match.end() + width]
+    end = re.search(stop, body)
+    return body[: end.start()] if end else body
+
+
+def detect_method(response: str) -> str | None:
+    """The design family a research plan proposes, or None if it names none of the four."""
+    text = response.lower()
+    section = _section(text, r"identification strategy|##\s*1\b|^1\.", r"##\s*2\b|\n2\.\s", 1500)
+    head = text[:4000]
+    best, best_score = None, 0.0
+    for family, words in METHOD_KEYWORDS.items():
+        first = min((head.find(w) for w in words if w in head), default=-1)
+        score = sum(3 * section.count(w) + head.count(w) for w in words)
+        score += 0 if first < 0 else max(0.0, 1 - first / 4000)
+        if score > best_score:
+            best, best_score = family, score
+    return best
+
+
+def detect_direction(response: str) -> str | None:
+    """'positive' / 'negative' from the expected-results section (else the last 800 characters), None if unclear."""
+    text = response.lower()
+    section = _section(text, r"expected results|##\s*6\b|\n6\.\s", r"##\s*7\b|\n7\.\s", 1200) or text[-800:]
+    pos = sum(section.count(w) for w in POSITIVE_WORDS)
+    neg = sum(section.count(w) for w in NEGATIVE_WORDS)
+    return None if pos == neg else "positive" if pos > neg else "negative"
+
+
+def _read_records(path: Path) -> list[dict]:
+    text = require_file(path, "Exp A context file").read_text(encoding="utf-8")
+    try:
+        if path.suffix == ".jsonl":
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SuiteInputError(f"Exp A file '{path}' is not valid JSON ({exc}).") from None
+    if not isinstance(doc, list):
+        raise SuiteInputError(f"Exp A file '{path}' should hold a JSON list of records.")
+    return doc
+
+
+def _labels(path: str | Path | None) -> dict[str, dict]:
+    if path is None:
+        return {}
+    out = {}
+    for i, rec in enumerate(_read_records(Path(path))):
+        if not isinstance(rec, dict) or "paper_id" not in rec:
+            raise SuiteInputError(f"Exp A labels file '{path}', record {i}: field 'paper_id' is missing.")
+        out[str(rec["paper_id"])] = {"method": rec.get("new_method"), "direction": rec.get("new_direction")}
+    return out
+
+
+def exp_a_dataset(contexts: str | Path | None = None, labels: str | Path | None = None) -> MemoryDataset:
+    """One Sample per context record; labels (method, direction) from the record or the labels file."""
+    path = Path(contexts) if contexts is not None else BUILTIN_CONTEXTS
+    overrides = _labels(labels)
+    samples, seen = [], set()
+    for i, rec in enumerate(_read_records(path)):
+        where = f"Exp A file '{path}', record {rec.get('paper_id', i) if isinstance(rec, dict) else i}"
+        if not isinstance(rec, dict):
+            raise SuiteInputError(f"{where}: a record should be an object.")
+        for key in CONTEXT_FIELDS:
+            if not isinstance(rec.get(key), (str, int)) or str(rec[key]).strip() == "":
+                raise SuiteInputError(f"{where}: field '{key}' is missing or empty.")
+        pid = str(rec["paper_id"])
+        if pid in seen:
+            raise SuiteInputError(f"{where}: paper_id {pid!r} occurs twice.")
+        seen.add(pid)
+        label = {"method": rec.get("method"), "direction": rec.get("direction"), **overrides.get(pid, {})}
+        samples.append(Sample(
+            id=pid, input=EXP_A_USER.format(**{k: rec[k] for k in CONTEXT_FIELDS[1:]}),
+            metadata={"method": label["method"] if label["method"] in FAMILIES else None,
+                      "direction": label["direction"] if label["direction"] in DIRECTIONS else None}))
+    return MemoryDataset(samples, name="causalverify_exp_a")
+
+
+@scorer(metrics=[])
+def exp_a_scorer() -> Scorer:
+    """L3 = detected family equals the label; L4 = detected direction equals the label (NaN where unlabelled)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        method, direction = state.metadata.get("method"), state.metadata.get("direction")
+        response = state.output.completion or ""
+        found_method, found_direction = detect_method(response), detect_direction(response)
+        meta = {"detected_method": found_method, "detected_direction": found_direction}
+        if method is None and direction is None:
+            return Score.unscored(reason="no_label", explanation="the context has no consensus labels", metadata=meta)
+        value = {"L3": float("nan") if method is None else float(found_method == method),
+                 "L4": float("nan") if direction is None else float(found_direction == direction)}
+        return Score(value=value, answer=f"{found_method}/{found_direction}", metadata=meta,
+                     explanation=f"detected {found_method}, {found_direction}; labels {method}, {direction}")
+
+    return score
+
+
+@metric
+def agreement() -> Metric:
+    """L3 and L4 agreement rates over the samples whose label exists, and how many that is."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        out = {}
+        for key in ("L3", "L4"):
+            vals = [s.score.value[key] for s in scores if isinstance(s.score.value, dict)
+                    and not math.isnan(s.score.value[key])]
+            out[key] = float(np.mean(vals)) if vals else float("nan")
+            out[f"{key}_n"] = float(len(vals))
+        return out
+
+    return compute

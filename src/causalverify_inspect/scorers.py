@@ -1,0 +1,320 @@
+"""Exp B scorer and metrics (paper §4, App. C.2, C.5; calibration arm §5, App. E-F).
+
+Per sample (Score value keys, all 0/1 unless noted):
+
+- ``L1`` the response is non-empty; ``L2a`` an R block was extracted; ``L2b`` it ran with exit code 0 in time;
+- ``L2b_plus`` L2b and the extracted estimate's relative error |est - canon| / |canon| is at most the tolerance
+  (paper §4: ``<=``; the scenario is unscoreable when |canon| < 1e-9);
+- ``tol_10`` ... ``tol_100`` the same at 10, 25, 50, 75, 100 % (the tolerance sweep, App. C.5);
+- ``environment`` the run failed on a package error (not found, install failed, function missing) while naming an
+  R package that the Docker image provides and this sandbox lacks;
+- ``fail_<category>`` one-hot failure taxonomy (App. C.2): no_code, execution_failure, environment, no_estimate,
+  wrong_coefficient, window_scale, iv_stage, rdd_cutoff_sign, other;
+- with the calibration arm: ``conf_method``, ``conf_specification``, ``conf_estimate`` (NaN when the reply could not be
+  parsed; such samples are counted, not dropped silently).
+
+Event studies: the canonical estimate is a per-day abnormal return. ``es_windows="strict"`` compares the estimate
+divided by the number of post-event days of the window its label states (``CAR[-1,+1]`` -> 2), else as is;
+``es_windows="cumulative"`` is upstream's rule: the best k = 1..11 of |est - k canon| / |k canon|.
+
+The estimate comes from :func:`extract_estimate` first; if none and stdout prints numbers, the ``extractor`` role is
+asked (never shown the canonical value). An extractor reply that is not a number, or no extractor role bound, makes
+the sample unscored with the reason recorded.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.scorer import Score, Scorer, Target, mean, metric, Metric, SampleScore, scorer
+from inspect_ai.solver import TaskState
+
+from causalverify_inspect.extraction import (ExtractorReplyError, Extracted, extract_estimate, has_numbers,
+                                             parse_extractor_reply)
+from causalverify_inspect.prompts import EXTRACTOR_SYSTEM, EXTRACTOR_USER, FAMILY_GUIDANCE
+from causalverify_inspect.sandbox import DOCKER_R_PACKAGES, without_sandbox_notes
+from causalverify_inspect.solvers import CONFIDENCE_FIELDS, CONFIDENCE_KEY, RUN_KEY
+
+SWEEP = (0.10, 0.25, 0.50, 0.75, 1.00)
+FAILURES = ("no_code", "execution_failure", "environment", "no_estimate", "wrong_coefficient", "window_scale",
+            "iv_stage", "rdd_cutoff_sign", "other")
+ES_MAX_WINDOW = 11
+MIN_CANONICAL = 1e-9
+SCALE_MATCH = 0.10
+"""Relative closeness at which a miss counts as a window/scale mismatch (k days of a per-day effect, or percent)."""
+LEVELS = ("L1", "L2a", "L2b", "L2b_plus")
+
+_MISSING_PKG = re.compile(r"there is no package called\s*[‘'\"`]?([A-Za-z][\w.]*)")
+_PACKAGE_ERROR = re.compile(r"there is no package called|unable to install packages|without setting a mirror|"
+                            r"could not find function|is not available", re.I)
+_INSTALL_CALL = re.compile(r"install\.packages\(\s*(?:c\()?([^)]*)")
+
+
+def sweep_key(tol: float) -> str:
+    return f"tol_{round(tol * 100)}"
+
+
+def missing_docker_package(stderr: str) -> str | None:
+    """A package the Docker image provides that this run lacked: named by R's 'there is no package called' error,
+    or by a failed ``install.packages(...)`` call (no network in the sandbox)."""
+    names = _MISSING_PKG.findall(stderr or "")
+    for call in _INSTALL_CALL.findall(stderr or ""):
+        names += re.findall(r"[\"']([A-Za-z][\w.]*)[\"']", call)
+    return next((name for name in names if name in DOCKER_R_PACKAGES), None)
+
+
+def window_days(window: tuple[int, int] | None) -> int:
+    """Post-event days (day >= 0) inside a labelled window ``[a, b]``; 1 when no window is stated."""
+    if window is None:
+        return 1
+    first, last = sorted(window)
+    return max(1, last - max(first, 0) + 1)
+
+
+def relative_error(estimate: float, canonical: float, family: str, window: tuple[int, int] | None,
+                   es_windows: str) -> tuple[float, int]:
+    """(relative error, k) under the event-study window rule; k = 1 for the other families."""
+    if family != "EVENT_STUDY":
+        return abs(estimate - canonical) / abs(canonical), 1
+    if es_windows == "cumulative":
+        errors = [(abs(estimate - k * canonical) / abs(k * canonical), k) for k in range(1, ES_MAX_WINDOW + 1)]
+        return min(errors)
+    k = window_days(window)
+    return abs(estimate - k * canonical) / abs(k * canonical), k
+
+
+@lru_cache(maxsize=256)
+def iv_stage_estimates(data_path: str) -> dict[str, float]:
+    """First stage (x on z), reduced form (y on z) and naive OLS (y on x), with the other columns as controls."""
+    data = pd.read_csv(data_path)
+    controls = [c for c in data.columns if c not in ("y", "x", "z")]
+
+    def coef(dep: str, reg: str) -> float:
+        fit = sm.OLS(data[dep], sm.add_constant(data[[reg, *controls]])).fit()
+        return float(fit.params[reg])
+
+    return {"first_stage": coef("x", "z"), "reduced_form": coef("y", "z"), "ols": coef("y", "x")}
+
+
+def classify_miss(family: str, estimate: float, canonical: float, rel_error: float, tolerance: float,
+                  data_path: str | None) -> str:
+    """Failure category of an executed estimate outside the tolerance (App. C.2; conservative, else 'other')."""
+    def near(reference: float) -> bool:
+        return reference != 0 and abs(estimate - reference) / abs(reference) <= tolerance
+
+    if family == "IV" and data_path:
+        stages = iv_stage_estimates(data_path)
+        if any(near(v) and abs(estimate - v) < abs(estimate - canonical) for v in stages.values()):
+            return "iv_stage"
+    if family == "RDD" and math.copysign(1, estimate) != math.copysign(1, canonical):
+        return "rdd_cutoff_sign"
+    scales = ([*range(2, 22)] if family == "EVENT_STUDY" else []) + [100, 0.01]
+    if any(abs(estimate - s * canonical) <= SCALE_MATCH * abs(s * canonical) for s in scales):
+        return "window_scale"
+    if math.copysign(1, estimate) != math.copysign(1, canonical) or rel_error > 3 * max(tolerance, 1.0):
+        return "wrong_coefficient"
+    return "other"
+
+
+def _value(levels: dict[str, int], rel_error: float | None, failure: str | None, environment: int) -> dict:
+    value: dict[str, float] = {k: float(levels.get(k, 0)) for k in LEVELS}
+    for tol in SWEEP:
+        value[sweep_key(tol)] = float(levels.get("L2b", 0) == 1 and rel_error is not None and rel_error <= tol)
+    value["environment"] = float(environment)
+    for name in FAILURES:
+        value[f"fail_{name}"] = float(failure == name)
+    return value
+
+
+_EXTRACTOR_REPLIES: dict[tuple[int, str], str] = {}
+
+
+class NoExtractorError(RuntimeError):
+    """No ``extractor`` role is bound for an estimate the deterministic rules could not find."""
+
+
+async def _ask_extractor(family: str, code: str, stdout: str) -> tuple[float | None, str]:
+    try:
+        extractor = get_model(role="extractor", required=True)
+    except Exception as exc:  # inspect raises its own PrerequisiteError when the role is not bound
+        raise NoExtractorError(str(exc)) from None
+    prompt = EXTRACTOR_USER.format(family=family, guidance=FAMILY_GUIDANCE[family], code=code[:4000],
+                                   stdout=stdout[:6000])
+    key = (id(extractor), prompt)
+    if key not in _EXTRACTOR_REPLIES:  # identical code + stdout (e.g. across epochs) is asked once
+        output = await extractor.generate(
+            [ChatMessageSystem(content=EXTRACTOR_SYSTEM), ChatMessageUser(content=prompt)],
+            config=GenerateConfig(temperature=0.0))
+        _EXTRACTOR_REPLIES[key] = output.completion
+    return parse_extractor_reply(_EXTRACTOR_REPLIES[key])
+
+
+def _confidence_values(state: TaskState) -> tuple[dict[str, float], str | None]:
+    record = state.store.get(CONFIDENCE_KEY, {}) or {}
+    values = record.get("values")
+    if values is None:
+        return {f"conf_{k}": float("nan") for k in CONFIDENCE_FIELDS}, record.get("reply", "")
+    return {f"conf_{k}": float(values[k]) for k in CONFIDENCE_FIELDS}, None
+
+
+@scorer(metrics=[])
+def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration: bool = False) -> Scorer:
+    """L1, L2a, L2b, L2b+ (at ``tolerance``), the sweep and the failure category of one Exp B sample (see module)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        meta, run = state.metadata, state.store.get(RUN_KEY, {}) or {}
+        family, canonical = meta["family"], meta.get("canonical")
+        base_meta = {"canonical": canonical, "family": family, "exit_code": run.get("exit_code"),
+                     "timed_out": run.get("timed_out"), "stderr_tail": (run.get("stderr") or "")[-500:]}
+        if canonical is None or abs(canonical) < MIN_CANONICAL:
+            return Score.unscored(reason="unscoreable_canonical",
+                                  explanation=f"|canonical| = {canonical!r} is below {MIN_CANONICAL}",
+                                  metadata=base_meta)
+        levels = {"L1": int(bool((state.output.completion or "").strip())), "L2a": int(run.get("code") is not None)}
+        levels["L2b"] = int(levels["L2a"] == 1 and run.get("exit_code") == 0 and not run.get("timed_out"))
+        estimate: Extracted | None = None
+        failure, environment, explanation = None, 0, ""
+        if not levels["L2a"]:
+            failure, explanation = "no_code", "no R code block in the response"
+        elif not levels["L2b"]:
+            package = missing_docker_package(run.get("stderr", ""))
+            if package is None and run.get("missing_packages") and _PACKAGE_ERROR.search(run.get("stderr", "")):
+                package = run["missing_packages"][0]
+            environment = int(package is not None and not run.get("timed_out"))
+            failure = "environment" if environment else "execution_failure"
+            explanation = (f"R package '{package}' (in the Docker image) is missing from this sandbox" if environment
+                           else "timed out" if run.get("timed_out") else f"exit code {run.get('exit_code')}")
+        else:
+            stdout = without_sandbox_notes(run.get("stdout", ""))
+            estimate = extract_estimate(stdout, family)
+            if estimate is None and has_numbers(stdout):
+                try:
+                    effect, rationale = await _ask_extractor(family, run["code"], stdout)
+                except ExtractorReplyError as exc:
+                    return Score.unscored(reason="grader_failed", explanation=str(exc), metadata=base_meta)
+                except NoExtractorError as exc:
+                    return Score.unscored(reason="extraction_unresolved",
+                                          explanation=f"no deterministic estimate and no extractor role ({exc})",
+                                          metadata=base_meta)
+                if effect is not None:
+                    estimate = Extracted(effect, "extractor", rationale)
+            if estimate is None:
+                failure, explanation = "no_estimate", "the run printed no treatment-effect estimate"
+        rel_error, k = (None, None)
+        if estimate is not None:
+            rel_error, k = relative_error(estimate.value, canonical, family, estimate.window, es_windows)
+            levels["L2b_plus"] = int(rel_error <= tolerance)
+            if not levels["L2b_plus"]:
+                failure = classify_miss(family, estimate.value, canonical, rel_error, tolerance, meta.get("data_path"))
+            explanation = (f"estimate {estimate.value:g} ({estimate.source}: {estimate.line[:200]}) "
+                           f"vs canonical {canonical:g}")
+        value = _value(levels, rel_error, failure, environment)
+        if calibration:
+            confidences, unparsed = _confidence_values(state)
+            value.update(confidences)
+            base_meta["calibration_unparsed_reply"] = unparsed
+        return Score(value=value, answer=None if estimate is None else repr(estimate.value), explanation=explanation,
+                     metadata={**base_meta, "estimate": None if estimate is None else estimate.value,
+                               "source": None if estimate is None else estimate.source,
+                               "rel_error": rel_error, "window_k": k, "failure": failure})
+
+    return score
+
+
+# ------------------------------------------------------------------------------------------------------- metrics
+def _values(scores: list[SampleScore]) -> list[dict]:
+    return [s.score.value for s in scores if isinstance(s.score.value, dict)]
+
+
+@metric
+def conditional_pass() -> Metric:
+    """P(L2b+ | L2b): among runs that executed, the share whose estimate matched (App. C.2)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        ran = [v for v in _values(scores) if v["L2b"] == 1]
+        return float(np.mean([v["L2b_plus"] for v in ran])) if ran else float("nan")
+
+    return compute
+
+
+@metric
+def by_family() -> Metric:
+    """L2b and L2b+ rates per design family (paper §5, App. C.6)."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for fam in ("DID", "EVENT_STUDY", "IV", "RDD"):
+            vals = [s.score.value for s in scores
+                    if isinstance(s.score.value, dict) and (s.sample_metadata or {}).get("family") == fam]
+            if vals:
+                out[f"{fam}_L2b"] = float(np.mean([v["L2b"] for v in vals]))
+                out[f"{fam}_L2b_plus"] = float(np.mean([v["L2b_plus"] for v in vals]))
+        return out
+
+    return compute
+
+
+@metric
+def failure_taxonomy() -> Metric:
+    """Share of samples in each failure category (App. C.2); categories sum with the L2b+ passes to 1."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        vals = _values(scores)
+        return {name: float(np.mean([v[f"fail_{name}"] for v in vals])) if vals else float("nan") for name in FAILURES}
+
+    return compute
+
+
+def calibration_summary(confidence: list[float], correct: list[float], bins: int = 10) -> dict[str, float]:
+    """Confidence gap, ECE (equal-width bins, 1.0 in the last bin), Brier score and reliability-diagram bins."""
+    conf, acc = np.asarray(confidence, float), np.asarray(correct, float)
+    out: dict[str, float] = {"n_rated": float(len(conf))}
+    if len(conf) == 0:
+        return out
+    right, wrong = conf[acc == 1], conf[acc == 0]
+    out["confidence_gap"] = float(right.mean() - wrong.mean()) if len(right) and len(wrong) else float("nan")
+    out["brier"] = float(np.mean((conf - acc) ** 2))
+    index = np.minimum((conf * bins).astype(int), bins - 1)
+    ece = 0.0
+    for b in range(bins):
+        members = index == b
+        if members.any():
+            ece += members.mean() * abs(conf[members].mean() - acc[members].mean())
+            out[f"bin{b}_conf"] = float(conf[members].mean())
+            out[f"bin{b}_acc"] = float(acc[members].mean())
+            out[f"bin{b}_n"] = float(members.sum())
+    out["ece"] = float(ece)
+    return out
+
+
+@metric
+def calibration() -> Metric:
+    """Calibration arm (paper §5): the ``estimate`` confidence against L2b+; also ECE of the other two scales."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        vals = _values(scores)
+        rated = [v for v in vals if not math.isnan(v["conf_estimate"])]
+        out = calibration_summary([v["conf_estimate"] for v in rated], [v["L2b_plus"] for v in rated])
+        for field in ("method", "specification"):
+            ok = [v for v in vals if not math.isnan(v[f"conf_{field}"])]
+            out[f"ece_{field}"] = calibration_summary([v[f"conf_{field}"] for v in ok],
+                                                      [v["L2b_plus"] for v in ok]).get("ece", float("nan"))
+        out["n_unparsed"] = float(len(vals) - len(rated))
+        return out
+
+    return compute
+
+
+def exp_b_metrics(calibration_arm: bool) -> list:
+    """Metrics of the exp_b task: level rates and sweep (means), P(L2b+|L2b), per family, taxonomy, calibration."""
+    keys = [*LEVELS, *(sweep_key(t) for t in SWEEP), "environment"]
+    metrics: list = [{k: [mean()] for k in keys}, conditional_pass(), by_family(), failure_taxonomy()]
+    if calibration_arm:
+        metrics.append(calibration())
+    return metrics

@@ -1,0 +1,147 @@
+"""Exp B solvers (paper §4, App. C): get a response (generate or replay), take its R block, run it in the sandbox.
+
+The run record is kept in the sample store under ``cv_run`` (so it lands in the log): the code, exit code, stdout and
+stderr (capped by the sandbox), wall time, whether it timed out, and after a failed run the Docker-image packages the
+code names that this sandbox lacks (``missing_packages``). The calibration step (paper §5, App. E) stores the
+model's three confidences under ``cv_confidence``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, ModelOutput, get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import sandbox
+
+from causalverify_inspect.dataset import cached_response_path, read_cached_response
+from causalverify_inspect.extraction import extract_r_code
+from causalverify_inspect.prompts import CALIBRATION_SYSTEM, CALIBRATION_USER
+from causalverify_inspect.sandbox import DOCKER_R_PACKAGES, NOTE_PREFIX
+
+SCRIPT_NAME = "cv_analysis.R"
+RUN_KEY = "cv_run"
+CONFIDENCE_KEY = "cv_confidence"
+CONFIDENCE_FIELDS = ("method", "specification", "estimate")
+STORED_OUTPUT_CHARS = 20_000
+
+
+_PACKAGE_REF = re.compile(r"(?:library|require|requireNamespace)\(\s*[\"']?([A-Za-z][\w.]*)|([A-Za-z][\w.]*)::|"
+                          r"[\"']([A-Za-z][\w.]*)[\"']")
+
+
+def referenced_docker_packages(code: str) -> list[str]:
+    """Packages of the Docker image that the code names (library/require calls, pkg::, quoted names)."""
+    names = {name for groups in _PACKAGE_REF.findall(code) for name in groups if name}
+    return sorted(names & set(DOCKER_R_PACKAGES))
+
+
+async def missing_packages(packages: list[str]) -> list[str]:
+    """Which of ``packages`` the sandbox's R lacks (asked only after a failed run)."""
+    if not packages:
+        return []
+    query = f"cat(setdiff(c({', '.join(repr(p) for p in packages)}), rownames(installed.packages())), sep = '\\n')"
+    try:
+        result = await sandbox().exec(["Rscript", "--vanilla", "-e", query], timeout=30, timeout_retry=False)
+    except TimeoutError:
+        return []
+    return result.stdout.split() if result.success else []
+
+
+def wrap_like_upstream(code: str) -> str:
+    """Upstream's execution wrapper (warnings off, messages suppressed, one braced expression: no auto-print)."""
+    return f"\noptions(warn = -1)\nsuppressMessages({{\n{code}\n}})\n"
+
+
+@solver
+def replay_response(responses: str, model: str) -> Solver:
+    """Answer with the cached upstream response ``{responses}/{sid}_{slug(model)}.json`` instead of calling a model."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        content = read_cached_response(cached_response_path(responses, str(state.sample_id), model))
+        state.output = ModelOutput.from_content(model=model, content=content)
+        state.messages.append(ChatMessageAssistant(content=content, model=model, source="generate"))
+        return state
+
+    return solve
+
+
+def _tail(text: str) -> str:
+    if len(text) <= STORED_OUTPUT_CHARS:
+        return text
+    dropped = len(text) - STORED_OUTPUT_CHARS
+    return f"{NOTE_PREFIX} first {dropped} chars not kept in the log]\n" + text[-STORED_OUTPUT_CHARS:]
+
+
+@solver
+def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
+    """Extract the response's R block (L2a) and run it with ``Rscript --vanilla`` in the sandbox (L2b = exit 0).
+
+    Args:
+        timeout: Wall-clock seconds for the run.
+        upstream_wrapper: Run the code inside upstream's wrapper (see :func:`wrap_like_upstream`), for parity when
+            re-scoring upstream's responses.
+    """
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        blocks = extract_r_code(state.output.completion or "")
+        record: dict = {"code": blocks.code, "n_r_blocks": blocks.n_r_blocks, "n_other_blocks": blocks.n_other_blocks,
+                        "ran": False, "timed_out": False, "exit_code": None, "stdout": "", "stderr": "",
+                        "wrapper": "upstream" if upstream_wrapper else "none"}
+        if blocks.code is not None:
+            script = wrap_like_upstream(blocks.code) if upstream_wrapper else blocks.code + "\n"
+            sb = sandbox()
+            await sb.write_file(SCRIPT_NAME, script)
+            started = time.monotonic()
+            try:
+                result = await sb.exec(["Rscript", "--vanilla", SCRIPT_NAME], timeout=timeout, timeout_retry=False)
+                record.update(ran=True, exit_code=result.returncode, stdout=_tail(result.stdout),
+                              stderr=_tail(result.stderr))
+                if result.returncode != 0:
+                    record["missing_packages"] = await missing_packages(referenced_docker_packages(blocks.code))
+            except TimeoutError:
+                record.update(ran=True, timed_out=True, stderr=f"timeout after {timeout} s")
+            record["seconds"] = round(time.monotonic() - started, 3)
+        state.store.set(RUN_KEY, record)
+        return state
+
+    return solve
+
+
+def parse_confidences(reply: str) -> dict[str, float] | None:
+    """The three 0-1 confidences of a calibration reply, or None if the reply is not such a JSON object."""
+    match = re.search(r"\{.*\}", reply, re.S)
+    try:
+        doc = json.loads(match.group(0)) if match else None
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    out = {}
+    for key in CONFIDENCE_FIELDS:
+        value = doc.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            return None
+        out[key] = float(value)
+    return out
+
+
+@solver
+def rate_own_workflow() -> Solver:
+    """Calibration arm: a fresh single-turn call showing the model its answer and its run (never the verdict)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        run = state.store.get(RUN_KEY, {})
+        prompt = CALIBRATION_USER.format(
+            research_question=state.metadata["research_question"], data_description=state.metadata["data_description"],
+            response=(state.output.completion or "")[:6000], exit_code=run.get("exit_code"),
+            stdout=(run.get("stdout") or "(nothing)")[-3000:])
+        messages = [ChatMessageSystem(content=CALIBRATION_SYSTEM), ChatMessageUser(content=prompt)]
+        output = await get_model().generate(messages)
+        state.store.set(CONFIDENCE_KEY, {"reply": output.completion, "values": parse_confidences(output.completion)})
+        return state
+
+    return solve
+

@@ -1,0 +1,125 @@
+"""CausalVerify tasks (paper: "CausalVerify: An Execution-Grounded Benchmark for LLM Causal Inference Workflows").
+
+Exp B (§3-4, App. C): the model writes R for a synthetic scenario, the R runs in a sandbox, the printed estimate is
+checked against the canonical estimate on the same CSV. Exp A (§3-4): a research plan for a real-paper context,
+scored for method family (L3) and direction (L4) against consensus labels (see :mod:`causalverify_inspect.exp_a`).
+
+    inspect eval causalverify_inspect/exp_b --model <provider/model> --model-role extractor=<provider/model>
+    inspect eval causalverify_inspect/exp_b -T sandbox=confined -T scenarios=../shared/data/causalverify \\
+        -T responses=../shared/data/causalverify/experiments/exp_b/outputs -T responses_model=claude-opus-4-6 \\
+        --model mockllm/model
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.model import GenerateConfig
+from inspect_ai.solver import generate, system_message
+from inspect_ai.util import SandboxEnvironmentSpec
+
+from causal_suite.errors import SuiteInputError, strict_params
+from causalverify_inspect.dataset import check_cached_responses, exp_b_dataset
+from causalverify_inspect.exp_a import agreement, exp_a_dataset, exp_a_scorer
+from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM
+from causalverify_inspect.sandbox import SANDBOX_NAME, ConfinedLimits
+from causalverify_inspect.scorers import exp_b_metrics, exp_b_scorer
+from causalverify_inspect.solvers import rate_own_workflow, replay_response, run_r_block
+
+EXP_B_VERSION = "1-A"
+EXP_A_VERSION = "1-A"
+# sandbox_r is a link to the repository's sandboxes/r, copied into the wheel as package data
+DOCKER_COMPOSE = Path(__file__).resolve().parent / "sandbox_r" / "compose.yaml"
+ES_WINDOW_RULES = ("strict", "cumulative")
+
+
+def sandbox_spec(sandbox: str, timeout: int) -> SandboxEnvironmentSpec:
+    """``docker`` (the image in sandboxes/r) or ``confined`` (bubblewrap; ``local`` is accepted as an alias)."""
+    if sandbox == "docker":
+        return SandboxEnvironmentSpec("docker", str(DOCKER_COMPOSE))
+    if sandbox in (SANDBOX_NAME, "local"):
+        return SandboxEnvironmentSpec(SANDBOX_NAME, ConfinedLimits(cpu_seconds=max(timeout, 1) * 2))
+    raise SuiteInputError(f"exp_b: parameter 'sandbox' is {sandbox!r}; expected 'docker' or '{SANDBOX_NAME}'.")
+
+
+@task(name="exp_b")
+@strict_params
+def exp_b(
+    scenarios: str | None = None,
+    ids: str | list[str] | None = None,
+    sandbox: str = "docker",
+    tolerance: float = 0.5,
+    timeout: int = 60,
+    es_windows: str = "strict",
+    responses: str | None = None,
+    responses_model: str | None = None,
+    upstream_wrapper: bool | None = None,
+    calibration: bool = False,
+) -> Task:
+    """Exp B: model-written R, executed in a sandbox, scored L1 / L2a / L2b / L2b+ (paper §4).
+
+    Args:
+        scenarios: Scenario source: None for the built-in set, a folder written by ``causalverify-data``, or a
+            folder in upstream's layout (holding ``experiments/exp_b/scenarios/``).
+        ids: Scenario ids to run (a list or a comma-separated string); all when None.
+        sandbox: ``docker`` (the R image in ``sandboxes/r``) or ``confined`` (bubblewrap on this machine).
+        tolerance: L2b+ passes when |est - canonical| / |canonical| <= tolerance (paper default 0.5).
+        timeout: Wall-clock seconds for each R run.
+        es_windows: Event-study rule: ``strict`` (per-day, a labelled window is divided by its post-event days) or
+            ``cumulative`` (upstream's v2 rule: best multiple k = 1..11 of the per-day canonical).
+        responses: Folder of cached responses in upstream's format (``{sid}_{slug}.json``); when given they are
+            replayed instead of calling the model.
+        responses_model: Model string or slug of the cached responses (required with ``responses``).
+        upstream_wrapper: Run code inside upstream's wrapper (no auto-print, warnings and messages off); defaults
+            to True when replaying and False otherwise.
+        calibration: Add the calibration arm: the model rates its own workflow (paper §5).
+    """
+    if es_windows not in ES_WINDOW_RULES:
+        raise SuiteInputError(f"exp_b: parameter 'es_windows' is {es_windows!r}; expected one of {ES_WINDOW_RULES}.")
+    if not 0 < tolerance:
+        raise SuiteInputError(f"exp_b: parameter 'tolerance' must be positive, got {tolerance!r}.")
+    dataset = exp_b_dataset(scenarios, ids)
+    if responses is not None:
+        if not responses_model:
+            raise SuiteInputError("exp_b: parameter 'responses_model' (the cached responses' model slug) is missing.")
+        check_cached_responses(responses, responses_model, [str(s.id) for s in dataset])
+        respond = [replay_response(responses, responses_model)]
+    else:
+        respond = [system_message(EXP_B_SYSTEM), generate()]
+    wrapper = responses is not None if upstream_wrapper is None else upstream_wrapper
+    solver = [*respond, run_r_block(timeout=timeout, upstream_wrapper=wrapper)]
+    if calibration:
+        solver.append(rate_own_workflow())
+    return Task(
+        dataset=dataset,
+        solver=solver,
+        scorer=exp_b_scorer(tolerance=tolerance, es_windows=es_windows, calibration=calibration),
+        metrics=exp_b_metrics(calibration),
+        sandbox=sandbox_spec(sandbox, timeout),
+        config=GenerateConfig(max_tokens=8192),
+        version=EXP_B_VERSION,
+        metadata={"tolerance": tolerance, "es_windows": es_windows, "sandbox": sandbox,
+                  "replayed_model": responses_model if responses else None, "upstream_wrapper": wrapper},
+    )
+
+
+@task(name="exp_a")
+@strict_params
+def exp_a(contexts: str | None = None, labels: str | None = None) -> Task:
+    """Exp A: a research plan per paper context; L3 method-family and L4 direction agreement (paper §3-4).
+
+    Args:
+        contexts: JSON list or JSONL file of contexts (paper_id, research_question, data_description,
+            institutional_context, optional method and direction labels); None for our built-in contexts.
+        labels: Optional labels file in upstream's consensus format (list of {paper_id, new_method,
+            new_direction}); its labels override those in ``contexts``.
+    """
+    return Task(
+        dataset=exp_a_dataset(contexts, labels),
+        solver=[system_message(EXP_A_SYSTEM), generate()],
+        scorer=exp_a_scorer(),
+        metrics=[agreement()],
+        config=GenerateConfig(max_tokens=8192),
+        version=EXP_A_VERSION,
+    )

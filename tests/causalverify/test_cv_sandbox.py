@@ -1,0 +1,172 @@
+"""The confined sandbox: hostile R is contained, limited and killed; the host is unchanged (issue 'Hostile code')."""
+
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from causalverify_inspect.sandbox import WORKDIR, ConfinedLimits, ConfinedSandboxEnvironment, bwrap_argv
+
+REPO = Path(__file__).resolve().parents[2]
+LIMITS = ConfinedLimits(cpu_seconds=10, memory_bytes=1024**3, processes=32, file_bytes=8 * 1024**2,
+                        output_bytes=64 * 1024)
+
+
+@pytest.fixture
+def box():
+    env = ConfinedSandboxEnvironment(LIMITS)
+    yield env
+    import shutil
+
+    shutil.rmtree(env.workdir, ignore_errors=True)
+
+
+async def run_r(box, code: str, timeout: int = 20):
+    await box.write_file("t.R", code)
+    started = time.monotonic()
+    result = await box.exec(["Rscript", "--vanilla", "t.R"], timeout=timeout)
+    return result, time.monotonic() - started
+
+
+def test_argv_confines_network_filesystem_and_limits(tmp_path):
+    argv = bwrap_argv(tmp_path, WORKDIR, LIMITS, {})
+    assert "--unshare-all" in argv and "--die-with-parent" in argv
+    assert ["--bind", str(tmp_path), str(WORKDIR)] == argv[argv.index("--bind"): argv.index("--bind") + 3]
+    assert "--ro-bind" in argv and "/home" not in argv and str(REPO) not in argv
+    assert f"--as={1024**3}" in argv and "--nproc=32" in argv and "--cpu=10" in argv
+
+
+async def test_paths_outside_the_work_dir_are_refused(box):
+    for bad in ("/etc/passwd", "../escape.txt", "a/../../b"):
+        with pytest.raises(PermissionError):
+            await box.write_file(bad, "x")
+    await box.write_file("/workdir/sub/ok.txt", "fine")
+    assert await box.read_file("sub/ok.txt") == "fine"
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_plain_r_runs_and_reads_its_file(box):
+    await box.write_file("experiments/exp_b/data/s01_data.csv", "a,b\n1,2\n3,4\n")
+    code = 'd <- read.csv("experiments/exp_b/data/s01_data.csv"); cat("Estimate:", sum(d$b), "\\n")'
+    result, _ = await run_r(box, code)
+    assert result.success and result.stdout.strip() == "Estimate: 6"
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_network_is_blocked_even_to_host_loopback(box):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    threading.Thread(target=lambda: server.accept(), daemon=True).start()
+    try:
+        result, _ = await run_r(box, f'con <- socketConnection("127.0.0.1", {port}, timeout = 2); cat("connected\\n")')
+        outside, _ = await run_r(box, 'con <- socketConnection("192.0.2.1", 80, timeout = 2); cat("connected\\n")')
+    finally:
+        server.close()
+    assert not result.success and "connected" not in result.stdout
+    assert not outside.success and "connected" not in outside.stdout
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_writes_outside_the_work_dir_fail_and_host_is_unchanged(box, tmp_path):
+    target = tmp_path / "pwned.txt"
+    code = (f'for (p in c("/usr/pwned.txt", "{target}", "{REPO}/pwned.txt")) '
+            'try(writeLines("x", p), silent = TRUE); writeLines("x", "/tmp/private.txt"); cat("done\\n")')
+    result, _ = await run_r(box, code)
+    assert result.success and "done" in result.stdout
+    assert not target.exists() and not (REPO / "pwned.txt").exists() and not Path("/usr/pwned.txt").exists()
+    assert not Path("/tmp/private.txt").exists()
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_host_home_and_repository_are_invisible(box):
+    code = (f'cat(file.exists("{REPO}/pyproject.toml"), file.exists("{Path.home()}"), '
+            'length(list.files("/root")), file.exists("/etc/passwd"), "\\n")')
+    result, _ = await run_r(box, code)
+    assert result.success
+    assert result.stdout.split() == ["FALSE", "FALSE", "0", "FALSE"]
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_fork_bomb_is_contained(box):
+    result, seconds = await run_r(box, 'system("b(){ b | b & }; b", wait = TRUE); Sys.sleep(1); cat("after\\n")')
+    assert seconds < 15
+    assert "fork" in result.stderr.lower() or "resource" in result.stderr.lower()
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_memory_bomb_fails(box):
+    result, _ = await run_r(box, "x <- numeric(4e8); cat(length(x))")  # 3.2 GB against a 1 GiB limit
+    assert not result.success and "cannot allocate" in result.stderr
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_infinite_loop_and_long_sleep_are_killed_at_the_wall_clock_limit(box):
+    for code in ("while (TRUE) {}", "Sys.sleep(600)"):
+        started = time.monotonic()
+        with pytest.raises(TimeoutError):
+            await run_r(box, code, timeout=3)
+        assert time.monotonic() - started < 6
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_hundred_megabytes_of_output_are_truncated(box):
+    result, seconds = await run_r(box, 'for (i in 1:100) cat(strrep("x", 1e6))')
+    assert result.success and seconds < 15
+    assert len(result.stdout) < 70 * 1024 and "stdout truncated" in result.stdout and "100000000" in result.stdout
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_file_size_limit(box):
+    result, _ = await run_r(box, 'writeBin(raw(2e7), "big.bin")')  # 20 MB against an 8 MiB limit
+    assert not result.success
+    assert (box.workdir / "big.bin").stat().st_size <= 8 * 1024**2
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_background_process_dies_with_the_command(box):
+    result, _ = await run_r(box, 'system("sleep 97.25 &"); cat("left\\n")')
+    assert result.success
+    time.sleep(0.3)
+    leftovers = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p) == "sleep\x0097.25\x00"]
+    assert leftovers == []
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text()
+    except OSError:
+        return ""
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_non_utf8_output_is_decoded_with_replacement(box):
+    result, _ = await run_r(box, 'cat(rawToChar(as.raw(c(0x45, 0xff, 0xfe, 0x0a))))')
+    assert result.success and result.stdout.startswith("E\ufffd")
+
+
+def test_docker_image_and_compose_match_the_package_list_and_limits():
+    from causalverify_inspect.sandbox import DOCKER_R_PACKAGES
+    from causalverify_inspect.task import DOCKER_COMPOSE
+
+    dockerfile = (DOCKER_COMPOSE.parent / "Dockerfile").read_text()
+    compose = DOCKER_COMPOSE.read_text()
+    assert all(f" {pkg} " in dockerfile or f" {pkg}\n" in dockerfile for pkg in DOCKER_R_PACKAGES)
+    for setting in ("network_mode: none", "mem_limit:", "cpus:", "pids_limit:", "user: ruser"):
+        assert setting in compose
+    assert "USER ruser" in dockerfile

@@ -1,0 +1,221 @@
+"""exp_b_scorer and its metrics on hand-made runs, including every failure path (paper §4, App. C.2, C.5)."""
+
+import math
+
+import pytest
+from inspect_ai.model import ModelName, ModelOutput
+from inspect_ai.scorer import SampleScore, Score, Target
+from inspect_ai.solver import TaskState
+
+from causalverify_inspect import scorers
+from causalverify_inspect.scorers import (calibration_summary, classify_miss, conditional_pass, exp_b_scorer,
+                                          failure_taxonomy, missing_docker_package, relative_error)
+from causalverify_inspect.solvers import CONFIDENCE_KEY, RUN_KEY
+
+
+def make_state(run: dict | None, family="DID", canonical=-0.2, completion="## 2. R code\n```r\nx <- 1\n```",
+               confidence=None) -> TaskState:
+    state = TaskState(model=ModelName("mockllm/model"), sample_id="s1", epoch=1, input="prompt", messages=[],
+                      output=ModelOutput.from_content(model="mockllm/model", content=completion),
+                      metadata={"family": family, "canonical": canonical, "data_path": None})
+    if run is not None:
+        state.store.set(RUN_KEY, {"code": "x <- 1", "exit_code": 0, "timed_out": False, "stdout": "", "stderr": "",
+                                  **run})
+    if confidence is not None:
+        state.store.set(CONFIDENCE_KEY, confidence)
+    return state
+
+
+async def score(state, **kwargs) -> Score:
+    return await exp_b_scorer(**kwargs)(state, Target(""))
+
+
+async def test_correct_estimate_passes_every_level():
+    result = await score(make_state({"stdout": "Estimate: -0.21\n"}))
+    v = result.value
+    assert (v["L1"], v["L2a"], v["L2b"], v["L2b_plus"]) == (1, 1, 1, 1)
+    assert result.metadata["rel_error"] == pytest.approx(0.05)
+    assert (v["tol_10"], v["tol_25"]) == (1, 1)
+    assert sum(v[f"fail_{f}"] for f in scorers.FAILURES) == 0
+
+
+async def test_estimate_outside_tolerance_fails_l2b_plus_and_sweeps():
+    result = await score(make_state({"stdout": "Estimate: -0.35\n"}))
+    v = result.value
+    assert v["L2b"] == 1 and v["L2b_plus"] == 0
+    assert (v["tol_50"], v["tol_75"], v["tol_100"]) == (0, 1, 1)
+    assert result.metadata["failure"] == "other"
+
+
+async def test_no_code_block():
+    result = await score(make_state({"code": None}, completion="I would use DID."))
+    assert result.value["L2a"] == 0 and result.value["fail_no_code"] == 1
+
+
+async def test_empty_response_fails_l1():
+    result = await score(make_state({"code": None}, completion=""))
+    assert result.value["L1"] == 0 and result.value["fail_no_code"] == 1
+
+
+async def test_non_zero_exit_is_an_execution_failure():
+    result = await score(make_state({"exit_code": 1, "stderr": "Error: object 'dd' not found\n"}))
+    assert result.value["L2b"] == 0 and result.value["fail_execution_failure"] == 1
+    assert "exit code 1" in result.explanation
+
+
+async def test_timeout_is_an_execution_failure():
+    result = await score(make_state({"exit_code": None, "timed_out": True, "stderr": "timeout after 60 s"}))
+    assert result.value["L2b"] == 0 and result.value["fail_execution_failure"] == 1
+    assert result.explanation == "timed out"
+
+
+async def test_missing_docker_package_is_environment():
+    stderr = "Error in library(fixest) : there is no package called \u2018fixest\u2019\n"
+    result = await score(make_state({"exit_code": 1, "stderr": stderr}))
+    assert result.value["environment"] == 1 and result.value["fail_environment"] == 1
+    assert missing_docker_package('Error in install.packages("rdrobust", repos = "x") :\n') == "rdrobust"
+    assert missing_docker_package("there is no package called 'quantmod'") is None
+
+
+async def test_output_without_numbers_is_no_estimate():
+    result = await score(make_state({"stdout": "Model fitted.\n"}))
+    assert result.value["L2b"] == 1 and result.value["fail_no_estimate"] == 1
+
+
+async def test_unresolved_without_extractor_role_is_unscored():
+    result = await score(make_state({"stdout": "BP\n0.80\n"}))
+    assert not isinstance(result.value, dict)
+    assert result.reason == "extraction_unresolved"
+
+
+async def test_extractor_number_is_used(monkeypatch, scripted):
+    extractor = scripted('{"effect": -0.19, "rationale": "coefficient on D"}')
+    monkeypatch.setattr(scorers, "get_model", lambda *a, **k: extractor)
+    result = await score(make_state({"stdout": "something 3 things\n"}))
+    assert result.value["L2b_plus"] == 1 and result.metadata["source"] == "extractor"
+    assert "-0.2" not in extractor.prompts[0]  # the canonical value is never shown
+
+
+async def test_extractor_null_is_no_estimate(monkeypatch, scripted):
+    monkeypatch.setattr(scorers, "get_model", lambda *a, **k: scripted('{"effect": null, "rationale": "none"}'))
+    result = await score(make_state({"stdout": "BP = 0.8\n"}))
+    assert result.value["fail_no_estimate"] == 1 and result.value["L2b_plus"] == 0
+
+
+async def test_extractor_reply_not_a_number_is_unscored(monkeypatch, scripted):
+    monkeypatch.setattr(scorers, "get_model", lambda *a, **k: scripted('{"effect": "about 0.3"}'))
+    result = await score(make_state({"stdout": "BP = 0.8\n"}))
+    assert not isinstance(result.value, dict)
+    assert result.reason == "grader_failed"
+
+
+async def test_tiny_canonical_is_unscoreable():
+    result = await score(make_state({"stdout": "Estimate: 0.1\n"}, canonical=1e-12))
+    assert not isinstance(result.value, dict) and result.reason == "unscoreable_canonical"
+
+
+def test_event_study_window_rules():
+    canonical = -0.02
+    assert relative_error(-0.04, canonical, "EVENT_STUDY", (-1, 1), "strict") == (pytest.approx(0.0), 2)
+    assert relative_error(-0.04, canonical, "EVENT_STUDY", None, "strict")[0] == pytest.approx(1.0)
+    err, k = relative_error(-0.22, canonical, "EVENT_STUDY", None, "cumulative")
+    assert (err, k) == (pytest.approx(0.0), 11)
+    assert relative_error(0.22, canonical, "EVENT_STUDY", None, "cumulative")[0] > 1
+
+
+def test_failure_classes():
+    assert classify_miss("RDD", -0.25, 0.25, 2.0, 0.5, None) == "rdd_cutoff_sign"
+    assert classify_miss("EVENT_STUDY", -2.0, -0.02, 99.0, 0.5, None) == "window_scale"
+    assert classify_miss("DID", 0.3, -0.2, 2.5, 0.5, None) == "wrong_coefficient"
+
+
+def test_iv_first_stage_is_an_iv_stage_error(tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    z = rng.integers(0, 2, 400)
+    u = rng.normal(size=400)
+    x = 0.6 * z + 0.5 * u + rng.normal(0, 0.3, 400)
+    y = 0.2 * x + 0.6 * u + rng.normal(0, 0.3, 400)
+    path = tmp_path / "iv.csv"
+    pd.DataFrame({"y": y, "x": x, "z": z, "controls": rng.normal(size=400)}).to_csv(path, index=False)
+    first_stage = scorers.iv_stage_estimates(str(path))["first_stage"]
+    assert classify_miss("IV", first_stage, 0.2, abs(first_stage - 0.2) / 0.2, 0.5, str(path)) == "iv_stage"
+
+
+def sample_score(value: dict, family="DID") -> SampleScore:
+    return SampleScore(score=Score(value=value), sample_id="x", sample_metadata={"family": family})
+
+
+def test_conditional_pass_and_taxonomy_metrics():
+    base = {f"fail_{f}": 0.0 for f in scorers.FAILURES}
+    rows = [{**base, "L2b": 1.0, "L2b_plus": 1.0}, {**base, "L2b": 1.0, "L2b_plus": 0.0, "fail_other": 1.0},
+            {**base, "L2b": 0.0, "L2b_plus": 0.0, "fail_execution_failure": 1.0}]
+    scores = [sample_score(r) for r in rows]
+    assert conditional_pass()(scores) == pytest.approx(0.5)
+    taxonomy = failure_taxonomy()(scores)
+    assert taxonomy["other"] == pytest.approx(1 / 3) and taxonomy["execution_failure"] == pytest.approx(1 / 3)
+
+
+def test_calibration_summary_by_hand():
+    out = calibration_summary([0.9, 0.9, 0.2, 0.25], [1, 0, 0, 0])
+    assert out["confidence_gap"] == pytest.approx(0.9 - (0.9 + 0.2 + 0.25) / 3)
+    assert out["brier"] == pytest.approx((0.01 + 0.81 + 0.04 + 0.0625) / 4)
+    # bins: [0.9, 0.9] -> conf 0.9, acc 0.5; [0.2, 0.25] -> conf 0.225, acc 0
+    assert out["ece"] == pytest.approx(0.5 * 0.4 + 0.5 * 0.225)
+    assert out["bin9_n"] == 2 and out["bin2_acc"] == 0
+
+
+async def test_calibration_keys_nan_when_reply_unparsed():
+    state = make_state({"stdout": "Estimate: -0.2\n"}, confidence={"reply": "very sure", "values": None})
+    result = await score(state, calibration=True)
+    assert math.isnan(result.value["conf_estimate"])
+    assert result.metadata["calibration_unparsed_reply"] == "very sure"
+
+
+# ------------------------------------------------------------------------------------------------------- Exp A
+from causalverify_inspect.exp_a import detect_direction, detect_method, exp_a_scorer  # noqa: E402
+
+PLAN = """## 1. Identification strategy
+I would use a regression discontinuity design: the running variable is the exam score and the cutoff is 700.
+A difference-in-differences design is not available because there is no panel.
+
+## 6. Expected results
+I expect a positive effect: the scholarship should increase completion.
+"""
+
+
+def test_method_and_direction_detection():
+    assert detect_method(PLAN) == "RDD"
+    assert detect_direction(PLAN) == "positive"
+    assert detect_method("I would simply compare means.") is None
+    assert detect_direction("## 6. Expected results\nHard to say.") is None
+
+
+async def test_exp_a_scorer_labels_and_unscoreable():
+    def state(meta):
+        return TaskState(model=ModelName("mockllm/model"), sample_id="p", epoch=1, input="x", messages=[],
+                         output=ModelOutput.from_content(model="mockllm/model", content=PLAN), metadata=meta)
+
+    both = await exp_a_scorer()(state({"method": "RDD", "direction": "negative"}), Target(""))
+    assert both.value == {"L3": 1.0, "L4": 0.0}
+    half = await exp_a_scorer()(state({"method": None, "direction": "positive"}), Target(""))
+    assert math.isnan(half.value["L3"]) and half.value["L4"] == 1.0
+    none = await exp_a_scorer()(state({"method": None, "direction": None}), Target(""))
+    assert none.reason == "no_label"
+
+
+async def test_failed_install_of_a_docker_package_the_sandbox_lacks_is_environment():
+    run = {"exit_code": 1, "stderr": "Error in install.packages(pkg) : unable to install packages\n",
+           "missing_packages": ["rdrobust"]}
+    result = await score(make_state(run))
+    assert result.value["fail_environment"] == 1 and "rdrobust" in result.explanation
+    other = await score(make_state({**run, "stderr": "Error: object 'x' not found\n"}))
+    assert other.value["fail_execution_failure"] == 1  # a non-package error stays the model's failure
+
+
+async def test_sandbox_notes_are_not_read_as_output():
+    stdout = "xxxx\n[sandbox: stdout truncated, 99000000 of 100000000 bytes dropped]\n"
+    result = await score(make_state({"stdout": stdout}))
+    assert result.value["fail_no_estimate"] == 1
