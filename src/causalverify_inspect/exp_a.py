@@ -13,7 +13,6 @@ A key whose label is missing is NaN (unscoreable); a sample with neither label i
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
@@ -24,6 +23,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.jsonl import iter_jsonl, read_json_list
 from causalverify_inspect.prompts import EXP_A_USER
 from causalverify_inspect.scenarios import DIRECTIONS, FAMILIES
 
@@ -78,16 +78,9 @@ def detect_direction(response: str) -> str | None:
 
 
 def _read_records(path: Path) -> list[dict]:
-    text = require_file(path, "Exp A context file").read_text(encoding="utf-8")
-    try:
-        if path.suffix == ".jsonl":
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SuiteInputError(f"Exp A file '{path}' is not valid JSON ({exc}).") from None
-    if not isinstance(doc, list):
-        raise SuiteInputError(f"Exp A file '{path}' should hold a JSON list of records.")
-    return doc
+    """The records of a JSON-lines (``.jsonl``) or JSON-array file."""
+    where = f"Exp A file '{require_file(path, 'Exp A context file')}'"
+    return [row for _, row in iter_jsonl(path, where)] if path.suffix == ".jsonl" else read_json_list(path, where)
 
 
 def _labels(path: str | Path | None) -> dict[str, dict]:

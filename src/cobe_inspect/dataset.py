@@ -22,7 +22,6 @@ sentence naming the file, the record and the field: nothing runs on a half-loade
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from typing import Any
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.jsonl import iter_jsonl, read_json_list
 from cobe_inspect.prompts import PHRASING_FIELDS, TIER_PHRASINGS, tier_request
 
 BUILTIN_DATA = Path(__file__).parent / "data" / "cobe_builtin.json"
@@ -152,22 +152,11 @@ def parse_record(raw: Any, path: Path, position: str) -> CobeRecord:
 
 
 def _raw_records(path: Path) -> list[tuple[Any, str]]:
-    text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("["):
-        try:
-            items = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SuiteInputError(f"CoBe file '{path}' is not valid JSON (line {exc.lineno}): {exc.msg}.") from exc
-        return [(item, f"#{i + 1}") for i, item in enumerate(items)]
-    out = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append((json.loads(line), f"#{len(out) + 1} (line {lineno})"))
-        except json.JSONDecodeError as exc:
-            raise SuiteInputError(f"CoBe file '{path}', line {lineno}: not valid JSON ({exc.msg}).") from exc
-    return out
+    """(record, position) pairs of a JSON array file (first character '[') or a JSON-lines file."""
+    where = f"CoBe file '{path}'"
+    if path.read_text(encoding="utf-8").lstrip().startswith("["):
+        return [(item, f"#{i}") for i, item in enumerate(read_json_list(path, where), 1)]
+    return [(row, f"#{i} (line {lineno})") for i, (lineno, row) in enumerate(iter_jsonl(path, where), 1)]
 
 
 def load_records(path: str | Path | None = None) -> list[CobeRecord]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.jsonl import iter_jsonl
 
 _SUFFIX = re.compile(r"^(?P<family>.+?)_m(?P<dose>\d+)$")
 _FILE_DOSE = re.compile(r"_m(\d+)(?=[_.])")
@@ -146,40 +147,31 @@ def read_pairs(path: str | Path) -> list[PairObservation]:
     """Read one LabeledPair JSONL (upstream or Frail-written); a malformed row fails naming file, line and field."""
     p = require_file(path, "labeled-pair file")
     rows: list[PairObservation] = []
-    with p.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SuiteInputError(f"{p}, line {lineno}: not valid JSON ({exc.msg}).") from exc
-            if not isinstance(raw, dict):
-                raise SuiteInputError(f"{p}, line {lineno}: a LabeledPair row must be a JSON object.")
-            missing = [k for k in _REQUIRED if raw.get(k) is None]
-            if missing:
-                raise SuiteInputError(f"{p}, line {lineno}: record lacks field(s) {', '.join(missing)}.")
-            family, dose = _dose_of(raw, p, lineno)
-            y_base, y_twin, solver = _outcomes(raw, p, lineno)
-            epoch_mean = raw.get("y_base_epoch_mean")
-            rows.append(
-                PairObservation(
-                    base_id=str(raw["base_id"]),
-                    twin_id=str(raw["twin_id"]),
-                    operator=operator_with_dose(family, dose),
-                    family=family,
-                    dose=dose,
-                    complexity_score=_number(raw, "complexity_score", p, lineno),
-                    base_text=str(raw["base_text"]),
-                    twin_text=str(raw["twin_text"]),
-                    y_base=y_base,
-                    y_twin=y_twin,
-                    category=str(raw.get("category") or ""),
-                    injection_size=int(raw.get("injection_size") or 0),
-                    solver=solver,
-                    y_base_epoch_mean=None if epoch_mean is None else float(epoch_mean),
-                )
+    for lineno, raw in iter_jsonl(p):
+        missing = [k for k in _REQUIRED if raw.get(k) is None]
+        if missing:
+            raise SuiteInputError(f"{p}, line {lineno}: record lacks field(s) {', '.join(missing)}.")
+        family, dose = _dose_of(raw, p, lineno)
+        y_base, y_twin, solver = _outcomes(raw, p, lineno)
+        epoch_mean = raw.get("y_base_epoch_mean")
+        rows.append(
+            PairObservation(
+                base_id=str(raw["base_id"]),
+                twin_id=str(raw["twin_id"]),
+                operator=operator_with_dose(family, dose),
+                family=family,
+                dose=dose,
+                complexity_score=_number(raw, "complexity_score", p, lineno),
+                base_text=str(raw["base_text"]),
+                twin_text=str(raw["twin_text"]),
+                y_base=y_base,
+                y_twin=y_twin,
+                category=str(raw.get("category") or ""),
+                injection_size=int(raw.get("injection_size") or 0),
+                solver=solver,
+                y_base_epoch_mean=None if epoch_mean is None else float(epoch_mean),
             )
+        )
     if not rows:
         raise SuiteInputError(f"labeled-pair file '{p}' holds no rows.")
     return rows

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from causal_suite.errors import SuiteInputError, require_extra
+from causal_suite.jsonl import iter_jsonl
 from glass_inspect.answers import last_boxed, normalize_answer
 from glass_inspect.audit import apply_audit, maths_symbols, structural_audit
 from glass_inspect.complexity import gsm_complexity, math_complexity
@@ -111,14 +112,7 @@ def _rows(source: str, split: str, hub_config: str | None) -> Iterator[tuple[int
             return
         raise SuiteInputError(f"source '{source}' does not exist: pass a local file or a datasets hub id.")
     elif path.suffix == ".jsonl":
-        with path.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    yield n, json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise SuiteInputError(f"{path}, line {n}: not valid JSON ({exc.msg}).") from exc
+        yield from iter_jsonl(path)
     elif path.suffix == ".json":
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

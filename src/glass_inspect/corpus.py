@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.jsonl import iter_jsonl
 
 CORPUS_SCHEMA = 1
 METADATA_VERSION = 1
@@ -88,18 +89,11 @@ def _read_jsonl(path: Path, cls: type) -> list:
         raise SuiteInputError(f"corpus file '{path}' does not exist: build a corpus with `glass-build`.")
     rows = []
     names = set(cls.__dataclass_fields__)
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SuiteInputError(f"{path}, line {lineno}: not valid JSON ({exc.msg}).") from exc
-            missing = [n for n in names if n not in raw and _required(cls, n)]
-            if missing:
-                raise SuiteInputError(f"{path}, line {lineno}: record lacks field(s) {', '.join(sorted(missing))}.")
-            rows.append(cls(**{k: v for k, v in raw.items() if k in names}))
+    for lineno, raw in iter_jsonl(path):
+        missing = [n for n in names if n not in raw and _required(cls, n)]
+        if missing:
+            raise SuiteInputError(f"{path}, line {lineno}: record lacks field(s) {', '.join(sorted(missing))}.")
+        rows.append(cls(**{k: v for k, v in raw.items() if k in names}))
     return rows
 
 
@@ -222,21 +216,14 @@ def read_labeled_pairs(path: str | Path, dose: int | None = None) -> list[dict[s
         raise SuiteInputError(f"LabeledPair file '{path}' does not exist: check the path you passed.")
     name_dose = _DOSE_IN_NAME.search(path.name)
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SuiteInputError(f"{path}, line {lineno}: not valid JSON ({exc.msg}).") from exc
-            missing = [k for k in _LABELED_REQUIRED if not isinstance(row.get(k), str)]
-            if missing:
-                raise SuiteInputError(f"{path}, line {lineno}: LabeledPair lacks text field(s) {', '.join(missing)}.")
-            family, k = parse_upstream_operator(row["operator"])
-            row_dose = row.get("dose", dose if dose is not None else int(name_dose.group(1)) if name_dose else None)
-            if row_dose is None:
-                raise SuiteInputError(f"{path}, line {lineno}: no dose (no 'dose' field, no _m<k>_ in the file name).")
-            size = row.get("injection_size", k if family == "irrelevant_context" and k is not None else 0)
-            rows.append({**row, "family": family, "injection_size": int(size), "dose": int(row_dose)})
+    for lineno, row in iter_jsonl(path):
+        missing = [k for k in _LABELED_REQUIRED if not isinstance(row.get(k), str)]
+        if missing:
+            raise SuiteInputError(f"{path}, line {lineno}: LabeledPair lacks text field(s) {', '.join(missing)}.")
+        family, k = parse_upstream_operator(row["operator"])
+        row_dose = row.get("dose", dose if dose is not None else int(name_dose.group(1)) if name_dose else None)
+        if row_dose is None:
+            raise SuiteInputError(f"{path}, line {lineno}: no dose (no 'dose' field, no _m<k>_ in the file name).")
+        size = row.get("injection_size", k if family == "irrelevant_context" and k is not None else 0)
+        rows.append({**row, "family": family, "injection_size": int(size), "dose": int(row_dose)})
     return rows
