@@ -22,17 +22,20 @@ class DemoRun:
 
     task: str
     task_args: dict[str, Any] = field(default_factory=dict)
-    roles: tuple[str, ...] = ()  # model roles bound to the same model as the one under test
+    roles: tuple[str, ...] = ()  # judge roles (grader, extractor) bound to the model under test
     limit: int | None = None
     epochs: int | None = None  # None: the task's own epochs
     max_tokens: int | None = None
 
 
+# Judge roles answer with one letter or one number: the demo caps their replies at JUDGE_MAX_TOKENS, greedy.
+JUDGE_MAX_TOKENS = 8
+
 PLAN: tuple[DemoRun, ...] = (
-    DemoRun("cobe_inspect/cobe", roles=("grader",), limit=6, max_tokens=160),
-    DemoRun("glass_inspect/glassgsm", limit=12, epochs=2, max_tokens=160),
-    DemoRun("glass_inspect/glassmath", limit=12, epochs=2, max_tokens=160),
-    DemoRun("causalverify_inspect/exp_b", {"sandbox": "confined"}, roles=("extractor",), limit=4, max_tokens=384),
+    DemoRun("cobe_inspect/cobe", roles=("grader",), limit=3, max_tokens=128),
+    DemoRun("glass_inspect/glassgsm", limit=8, epochs=2, max_tokens=128),
+    DemoRun("glass_inspect/glassmath", limit=8, epochs=2, max_tokens=128),
+    DemoRun("causalverify_inspect/exp_b", {"sandbox": "confined"}, roles=("extractor",), limit=3, max_tokens=256),
 )
 
 
@@ -47,6 +50,9 @@ def _headline(log: Any) -> str:
 
 def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> int:
     from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import GenerateConfig, get_model
+
+    judge_config = GenerateConfig(temperature=0.0, max_tokens=None if full else JUDGE_MAX_TOKENS)
 
     rows: list[tuple[str, str, str, str, str]] = []
     failed = 0
@@ -55,7 +61,7 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
             continue
         kwargs: dict[str, Any] = dict(task_args=run.task_args, model=model, log_dir=log_dir, display="none")
         if run.roles:
-            kwargs["model_roles"] = {role: model for role in run.roles}
+            kwargs["model_roles"] = {role: get_model(model, config=judge_config) for role in run.roles}
         if not full:
             kwargs.update({k: v for k, v in (("limit", run.limit), ("epochs", run.epochs),
                                                ("max_tokens", run.max_tokens)) if v is not None})
