@@ -8,6 +8,7 @@ samples, fewer epochs where the paper's 5 would take long on a CPU); ``--full`` 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -26,26 +27,41 @@ class DemoRun:
     limit: int | None = None
     epochs: int | None = None  # None: the task's own epochs
     max_tokens: int | None = None
+    headline: tuple[str, ...] = ()  # metric names shown in the results table
 
 
 # Judge roles answer with one letter or one number: the demo caps their replies at JUDGE_MAX_TOKENS, greedy.
 JUDGE_MAX_TOKENS = 8
 
 PLAN: tuple[DemoRun, ...] = (
-    DemoRun("cobe_inspect/cobe", roles=("grader",), limit=3, max_tokens=128),
-    DemoRun("glass_inspect/glassgsm", limit=8, epochs=2, max_tokens=128),
-    DemoRun("glass_inspect/glassmath", limit=8, epochs=2, max_tokens=128),
-    DemoRun("causalverify_inspect/exp_b", {"sandbox": "confined"}, roles=("extractor",), limit=3, max_tokens=256),
+    DemoRun("cobe_inspect/cobe", roles=("grader",), limit=3, max_tokens=128,
+            headline=("accuracy", "E0_failure", "E1_failure", "E2_failure")),
+    DemoRun("glass_inspect/glassgsm", limit=8, epochs=2, max_tokens=128,
+            headline=("base_accuracy", "break_rate", "identity_floor")),
+    DemoRun("glass_inspect/glassmath", limit=8, epochs=2, max_tokens=128,
+            headline=("base_accuracy", "break_rate", "identity_floor")),
+    DemoRun("causalverify_inspect/exp_b", {"sandbox": "confined"}, roles=("extractor",), limit=3, max_tokens=256,
+            headline=("L1", "L2a", "L2b", "L2b_plus")),
 )
 
 
-def _headline(log: Any) -> str:
-    """The first few metrics of the first scorer, as ``name=value`` pairs."""
-    if not log.results or not log.results.scores:
-        return "-"
-    first = log.results.scores[0]
-    items = list(first.metrics.items())[:4]
-    return ", ".join(f"{k}={v.value:.3f}" for k, v in items) or "-"
+def _headline(log: Any, names: tuple[str, ...]) -> str:
+    """The named metrics as ``name=value`` pairs (a scorer reporting one ``mean`` is named by the scorer)."""
+    metrics: dict[str, float] = {}
+    for score in (log.results.scores if log.results else []):
+        for name, m in score.metrics.items():
+            metrics.setdefault(score.name if name == "mean" else name.split("/")[-1], m.value)
+    return ", ".join(f"{n}={metrics[n]:.3f}" for n in names if n in metrics) or "-"
+
+
+def _unscored(log: Any) -> int:
+    """Samples (first epoch) whose first score has no value: judge or extraction failures, recorded with a reason."""
+    count = 0
+    for sample in log.samples or []:
+        if sample.epoch == 1 and sample.scores:
+            value = next(iter(sample.scores.values())).value
+            count += value is None or (isinstance(value, float) and math.isnan(value))
+    return count
 
 
 def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> int:
@@ -74,11 +90,12 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
             rows.append((run.task, "error", "-", f"{type(exc).__name__}: {exc}"[:80], "-"))
             continue
         wall = time.perf_counter() - start
-        n = len(log.samples or [])
+        n = len({s.id for s in log.samples or []})
         if log.status != "success":
             failed += 1
         status = log.status if log.status == "success" else f"{log.status}: {log.error.message[:60] if log.error else ''}"
-        rows.append((run.task, status, f"{n} samples / {wall:.0f} s", _headline(log), log.location))
+        size = f"{n} samples ({_unscored(log)} unscored) / {wall:.0f} s"
+        rows.append((run.task, status, size, _headline(log, run.headline), log.location))
     _print_table(("task", "status", "size", "headline metrics", "log"), rows)
     return 1 if failed else 0
 

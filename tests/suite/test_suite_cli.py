@@ -1,0 +1,50 @@
+"""`causal-suite`: the registered tasks, and the demo's results table read from real logs."""
+
+from __future__ import annotations
+
+import math
+
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.scorer import Score, Target, accuracy, scorer
+
+from causal_suite.cli import PLAN, _headline, _unscored, main, registered_tasks
+
+EXPECTED_TASKS = {
+    "cobe_inspect/cobe",
+    "glass_inspect/glassgsm",
+    "glass_inspect/glassmath",
+    "glass_inspect/noop_audit",
+    "causalverify_inspect/exp_b",
+    "causalverify_inspect/exp_a",
+}
+
+
+def test_every_task_registers_under_its_package_namespace(capsys):
+    names = {name for name, _ in registered_tasks()}
+    assert EXPECTED_TASKS <= names
+    assert {run.task for run in PLAN} <= names
+    assert main(["tasks"]) == 0
+    out = capsys.readouterr().out
+    assert "cobe_inspect/cobe  (data, tier, phrasings" in out
+    assert "unknown_params" not in out
+
+
+@scorer(metrics=[accuracy()])
+def judged():
+    """Scores 1 for 'yes', 0 for 'no', and leaves anything else unscored (NaN), like a failed judge."""
+
+    async def score(state, target: Target) -> Score:
+        reply = state.output.completion
+        return Score(value={"yes": 1.0, "no": 0.0}.get(reply, math.nan))
+
+    return score
+
+
+def test_headline_and_unscored_count_from_a_real_log(tmp_path, scripted):
+    samples = [Sample(id=i, input=f"q{i}", target="x") for i in range(3)]
+    model = scripted({"q0": "yes", "q1": "no", "q2": "garbled"})
+    [log] = eval(Task(dataset=samples, scorer=judged()), model=model, display="none", log_dir=str(tmp_path))
+    assert log.status == "success"
+    assert _unscored(log) == 1
+    assert _headline(log, ("accuracy", "absent")) == "accuracy=0.500"
