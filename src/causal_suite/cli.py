@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ class DemoRun:
     epochs: int | None = None  # None: the task's own epochs
     max_tokens: int | None = None
     headline: tuple[str, ...] = ()  # metric names shown in the results table
+    requires: tuple[str, ...] = ()  # programs the task needs on this machine (else the demo skips it, saying so)
 
 
 # Judge roles answer with one letter or one number: the demo caps their replies at JUDGE_MAX_TOKENS, greedy.
@@ -41,7 +43,7 @@ PLAN: tuple[DemoRun, ...] = (
     DemoRun("glass_inspect/glassmath", limit=8, epochs=2, max_tokens=128,
             headline=("base_accuracy", "break_rate", "identity_floor")),
     DemoRun("causalverify_inspect/exp_b", {"sandbox": "confined"}, roles=("extractor",), limit=3, max_tokens=256,
-            headline=("L1", "L2a", "L2b", "L2b_plus")),
+            headline=("L1", "L2a", "L2b", "L2b_plus"), requires=("Rscript", "bwrap", "prlimit")),
 )
 
 
@@ -81,6 +83,10 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
         if not full:
             kwargs.update({k: v for k, v in (("limit", run.limit), ("epochs", run.epochs),
                                                ("max_tokens", run.max_tokens)) if v is not None})
+        missing = [program for program in run.requires if shutil.which(program) is None]
+        if missing:
+            rows.append((run.task, "skipped", "-", f"needs {', '.join(missing)} (Debian: r-base-core, bubblewrap)", "-"))
+            continue
         print(f"[demo] {run.task} ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
         try:
