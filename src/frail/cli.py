@@ -1,5 +1,6 @@
 """The ``frail`` command: ``pairs`` (logs -> observations), ``synth`` (Synth-CD), ``report`` (Frail-π protocol),
-``evaluate`` (score a saved Frail-π on a test fold it has not seen)."""
+``evaluate`` (score a saved Frail-π on a test fold it has not seen), ``transfer`` (train on one solver's pairs, test
+on another's), ``tau`` (the Frail-τ mechanism check on continuous Synth-CD)."""
 
 from __future__ import annotations
 
@@ -44,17 +45,36 @@ def _require_torch() -> None:
     require_extra("torch", "frail", "Frail-π")
 
 
+ENCODER_OPTIONS = ("encoder", "max_len", "device")
+
+
+def _featurizer_options(args: argparse.Namespace) -> dict:
+    """--encoder / --max-len / --device, which only the hf_* featurizers take."""
+    options = {k: getattr(args, k) for k in ENCODER_OPTIONS if getattr(args, k) is not None}
+    if options and not args.featurizer.startswith("hf_"):
+        flags = ", ".join("--" + k.replace("_", "-") for k in options)
+        raise SuiteInputError(f"{flags} apply to the encoder featurizers (hf_frozen, hf_finetune, hf_lora), "
+                              f"not to {args.featurizer!r}.")
+    return options
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     _require_torch()
     from .models.pi import PiConfig
+    from .models.pi_encoder import EncoderTrainConfig
     from .report import run_report
 
     import torch
 
     torch.set_num_threads(args.threads)  # the head is tiny: one thread is fastest and leaves the other cores free
     config = PiConfig(hidden=args.hidden, max_epochs=args.max_epochs, patience=args.patience)
+    encoder_config = EncoderTrainConfig(
+        encoder_lr=args.encoder_lr, head_lr=args.head_lr, jobs_per_batch=args.jobs_per_batch,
+        microbatch=args.encoder_microbatch, max_epochs=args.encoder_max_epochs, patience=args.encoder_patience,
+    )
     seeds = [int(s) for s in _split_list([args.seeds])]
-    summary = run_report(_split_list(args.pairs), args.featurizer, seeds, args.out, config, args.save_models, not args.quiet)
+    summary = run_report(_split_list(args.pairs), args.featurizer, seeds, args.out, config, args.save_models,
+                         not args.quiet, _featurizer_options(args), encoder_config, args.dump_predictions)
     if summary["status"] != "ok":
         print(f"frail: {summary['message']}", file=sys.stderr)
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
@@ -89,6 +109,43 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_transfer(args: argparse.Namespace) -> int:
+    _require_torch()
+    from .curation import solver_transfer
+    from .models.pi import PiConfig
+    from .report import load_dataset
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    datasets = {}
+    for spec in args.solver:
+        name, sep, files = spec.partition("=")
+        if not sep or not name or not files:
+            raise SuiteInputError(f"--solver {spec!r} is not NAME=FILE[,FILE...]: name each solver's pair files.")
+        if name in datasets:
+            raise SuiteInputError(f"--solver {name!r} is given twice: give each solver's files once.")
+        datasets[name] = load_dataset(_split_list([files]))
+    config = PiConfig(hidden=args.hidden, max_epochs=args.max_epochs, patience=args.patience)
+    results = solver_transfer(datasets, args.featurizer, args.seed, config)
+    text = json.dumps({"featurizer": args.featurizer, "seed": args.seed, "transfer": results}, indent=1)
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)
+    print(text)
+    return 0
+
+
+def cmd_tau(argv: list[str]) -> int:
+    _require_torch()
+    from .tau_eval import main as tau_main
+
+    return tau_main(argv, prog="frail tau")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="frail", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -120,6 +177,18 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     r.add_argument("--save-models", action="store_true", help="save each seed's model with its split sidecar")
     r.add_argument("--quiet", action="store_true", help="no training progress display")
+    r.add_argument("--dump-predictions", action="store_true",
+                   help="write predictions_seed*.csv: test-fold targets, predictions and p(J, m) per dose")
+    enc = r.add_argument_group("encoder featurizers (hf_frozen, hf_finetune, hf_lora)")
+    enc.add_argument("--encoder", help="local Hugging Face encoder folder or hub id (default: the bundled MiniLM)")
+    enc.add_argument("--max-len", type=int, help="tokens per text (default 128)")
+    enc.add_argument("--device", help="torch device (default: cuda when present, else cpu)")
+    enc.add_argument("--encoder-lr", type=float, help="encoder LR (default 2e-5 fine-tuning, 1e-3 LoRA)")
+    enc.add_argument("--head-lr", type=float, default=1e-3)
+    enc.add_argument("--jobs-per-batch", type=int, default=64, help="jobs per optimiser step")
+    enc.add_argument("--encoder-microbatch", type=int, default=16, help="jobs per encoder forward pass")
+    enc.add_argument("--encoder-max-epochs", type=int, default=20)
+    enc.add_argument("--encoder-patience", type=int, default=5)
     r.set_defaults(func=cmd_report)
 
     e = sub.add_parser("evaluate", help="score a saved Frail-π on the test fold of (pairs, seed); refuses overlap")
@@ -127,12 +196,30 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--pairs", nargs="+", required=True)
     e.add_argument("--seed", type=int, default=0)
     e.set_defaults(func=cmd_evaluate)
+
+    t = sub.add_parser("transfer", help="solver transfer: train Frail-π on one solver's pairs, test on each solver's")
+    t.add_argument("--solver", action="append", required=True, metavar="NAME=FILE[,FILE]",
+                   help="one solver's pair files; repeat for each solver (same bases)")
+    t.add_argument("--featurizer", default="tfidf_svd", choices=available_featurizers())
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--hidden", type=int, default=64)
+    t.add_argument("--max-epochs", type=int, default=200)
+    t.add_argument("--patience", type=int, default=20)
+    t.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    t.add_argument("--out", help="also write the JSON result here")
+    t.set_defaults(func=cmd_transfer)
+
+    sub.add_parser("tau", add_help=False,
+                   help="Frail-τ mechanism check on continuous Synth-CD (`frail tau --help` for its options)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        if argv[:1] == ["tau"]:  # its own parser (frail.tau_eval), shared with `python -m frail.tau_eval`
+            return cmd_tau(argv[1:])
+        args = build_parser().parse_args(argv)
         return args.func(args)
     except SuiteInputError as exc:
         print(f"frail: error: {exc}", file=sys.stderr)

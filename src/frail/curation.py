@@ -20,7 +20,6 @@ import pandas as pd
 
 from causal_suite.errors import SuiteInputError
 
-from . import encoders  # noqa: F401  (registers the hf_* featurizers)
 from .estimands import cross_fitted_residual
 from .evaluation import Dataset, dose_counts, spearman
 from .featurizers import make_featurizer

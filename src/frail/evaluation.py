@@ -1,6 +1,8 @@
 """One seed of the §7 step 5-6 protocol: split by base id, fit the featurizer and Frail-π on the training fold,
 early-stop on validation, predict the test fold, score Frail-π and every baseline on the same folds, and compute
-CRD by cross-fitted residualisation on the same folds, with the orthogonality diagnostics.
+CRD by cross-fitted residualisation on the same folds, with the orthogonality diagnostics. A trainable encoder
+featurizer (``hf_finetune``, ``hf_lora``) is trained jointly with the head (``models/pi_encoder.py``) and then
+featurizes like a frozen one.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def spearman(pred: np.ndarray, target: np.ndarray) -> float | None:
 
 @dataclass
 class Dataset:
-    """Everything the seeds share: observations, job targets, dose design and composition, fingerprint."""
+    """Everything the seeds share: observations, job targets, dose design and composition, fingerprint, raw rows."""
 
     obs: pd.DataFrame
     jobs: pd.DataFrame
@@ -42,6 +44,7 @@ class Dataset:
     m_bar: float
     composition: pd.DataFrame
     fingerprint: str
+    rows: list | None = None  # the pair rows as read, identity twins included (for the identity-twin floor)
 
 
 @dataclass
@@ -54,6 +57,7 @@ class SeedResult:
     p_test: np.ndarray | None = None
     n: dict[str, int] = field(default_factory=dict)
     epochs: int = 0
+    epoch_seconds: float | None = None  # mean wall time of one joint encoder epoch (trainable featurizers)
     seconds: float = 0.0
     skipped: str | None = None
     model: FrailPi | None = None
@@ -79,8 +83,13 @@ def _any_break_probability(p: np.ndarray, obs: pd.DataFrame, ids: list[str], dos
     return 1.0 - np.prod((1.0 - p) ** counts, axis=1)
 
 
-def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, progress: Progress | None = None) -> SeedResult:
-    """Train and score one seed; a fold without enough solvable jobs gives a result with ``skipped`` set."""
+def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, progress: Progress | None = None,
+             featurizer_options: dict[str, Any] | None = None, encoder_config: Any = None) -> SeedResult:
+    """Train and score one seed; a fold without enough solvable jobs gives a result with ``skipped`` set.
+
+    ``featurizer_options`` go to the featurizer (e.g. ``encoder``, ``max_len``, ``device``); ``encoder_config``
+    (an ``EncoderTrainConfig``) is the joint-training recipe of a trainable featurizer.
+    """
     start = time.perf_counter()
     jobs, obs = data.jobs, data.obs
     roles = pd.Series({b: split.role_of(b) for b in jobs.index})
@@ -94,13 +103,23 @@ def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, pro
         )
         return result
 
-    feat = make_featurizer(featurizer, seed=split.seed)
-    train_all = list(jobs.index[(roles == "train").to_numpy()])
-    feat.fit(jobs.loc[train_all, "base_text"].tolist())
-    x = feat.transform(jobs["base_text"].tolist())
+    feat = make_featurizer(featurizer, seed=split.seed, **(featurizer_options or {}))
+    texts = jobs["base_text"].tolist()
     row_of = {b: i for i, b in enumerate(jobs.index)}
-    model = FrailPi(x.shape[1], data.doses, PiConfig(**{**config.__dict__, "seed": split.seed}))
-    model.fit(x, dose_counts(obs, ids["train"], row_of), dose_counts(obs, ids["val"], row_of), progress)
+    counts = {r: dose_counts(obs, ids[r], row_of) for r in ("train", "val")}
+    seed_config = PiConfig(**{**config.__dict__, "seed": split.seed})
+    if feat.trainable:
+        from .models.pi_encoder import fit_pi_with_encoder
+
+        model = fit_pi_with_encoder(feat, texts, data.doses, counts["train"], counts["val"], seed_config,
+                                    encoder_config, progress)
+        result.epoch_seconds = float(np.mean(model.epoch_seconds)) if model.epoch_seconds else None
+        x = feat.transform(texts)
+    else:
+        feat.fit(jobs.loc[list(jobs.index[(roles == "train").to_numpy()]), "base_text"].tolist())
+        x = feat.transform(texts)
+        model = FrailPi(x.shape[1], data.doses, seed_config)
+        model.fit(x, counts["train"], counts["val"], progress)
     result.epochs, result.model, result.featurizer = len(model.history), model, feat
 
     solv_ids = list(jobs.index[solvable.to_numpy()])

@@ -4,11 +4,13 @@ A featurizer turns base-problem texts into a float matrix. It is fitted on the t
 applied to every fold. The CPU featurizers here are frozen (``trainable = False``): Frail-π trains its head on their
 fixed output. Encoder featurizers (frozen, fine-tuned, LoRA) register under their own names with
 ``@register_featurizer``; a trainable one sets ``trainable = True`` and exposes its torch module so the Frail-π
-trainer can update it together with the head.
+trainer can update it together with the head. Their names are known here in advance (``_LAZY``) and their module is
+imported on first use, so listing the featurizers (``frail --help``) does not import torch.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from typing import Callable
 
@@ -17,6 +19,7 @@ import numpy as np
 from causal_suite.errors import SuiteInputError
 
 _REGISTRY: dict[str, Callable[..., "Featurizer"]] = {}
+_LAZY = {name: "frail.encoders" for name in ("hf_frozen", "hf_finetune", "hf_lora")}  # registered on import
 
 
 class Featurizer:
@@ -47,11 +50,13 @@ def register_featurizer(name: str) -> Callable[[type[Featurizer]], type[Featuriz
 
 
 def available_featurizers() -> list[str]:
-    return sorted(_REGISTRY)
+    return sorted(set(_REGISTRY) | set(_LAZY))
 
 
 def make_featurizer(name: str, seed: int = 0, **options) -> Featurizer:
     """Instantiate a registered featurizer; an unknown name fails listing the known ones."""
+    if name not in _REGISTRY and name in _LAZY:
+        importlib.import_module(_LAZY[name])
     if name not in _REGISTRY:
         raise SuiteInputError(f"unknown featurizer {name!r}: choose one of {', '.join(available_featurizers())}.")
     return _REGISTRY[name](seed=seed, **options)

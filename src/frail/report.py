@@ -1,9 +1,12 @@
-"""``frail report`` (§7 steps 5-6, §10): several seeds of the Frail-π protocol, written as report.md, summary.json,
-per-seed test-fold predictions and plots (predicted vs measured π, dose-response curves, orthogonality).
+"""``frail report`` (§7 steps 5-10, §10-11): several seeds of the Frail-π protocol, written as report.md,
+summary.json, plots (predicted vs measured π, dose-response curves, orthogonality) and, with ``dump_predictions``,
+per-seed test-fold predictions including p(J, m) at every design dose.
 
 summary.json holds, per seed and as mean ± sd over seeds, the test-fold Spearman of π, a, b (and the worst case)
-for Frail-π and every baseline, the CRD Spearman and the orthogonality block. A corpus with too few solvable bases
-yields a report that says so, with nulls rather than NaNs.
+for Frail-π and every baseline, the CRD Spearman, the orthogonality block, the curation block (Recall@k of the truly
+fragile jobs against random and oracle, ``curation.py``) and the reliability block (the π ceiling with raw and
+normalised ρ_S, and the identity-twin floor when the pairs hold identity twins, ``reliability.py``). A corpus with
+too few solvable bases yields a report that says so, with nulls rather than NaNs.
 """
 
 from __future__ import annotations
@@ -18,10 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from causal_suite.errors import SuiteInputError
+
+from .curation import curation_block
 from .estimands import design_dose_centre, dose_composition, job_targets, observations_frame
 from .evaluation import TARGETS, Dataset, SeedResult, run_seed
 from .models.pi import PiConfig
 from .pairs import read_pair_files
+from .reliability import ceiling_block
 from .splits import dataset_fingerprint, make_split
 
 MIN_SOLVABLE = 15
@@ -39,6 +46,7 @@ def load_dataset(pair_files: list[str | Path]) -> Dataset:
         m_bar=m_bar,
         composition=dose_composition(obs, doses),
         fingerprint=dataset_fingerprint((r.base_id, r.twin_id, r.dose) for r in rows),
+        rows=rows,
     )
 
 
@@ -75,6 +83,35 @@ def _aggregate(results: list[SeedResult]) -> dict[str, Any]:
             "orthogonality": ortho}
 
 
+def _curation(result: SeedResult) -> dict[str, Any]:
+    """One seed's curation block, or the reason it is undefined (e.g. no fragile job in the test fold)."""
+    try:
+        return curation_block(result.predictions)
+    except SuiteInputError as exc:
+        return {"error": str(exc)}
+
+
+def _aggregate_curation(blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mean ± sd over seeds of each ranking's Recall@k (predictors, random, oracle)."""
+    ok = [b for b in blocks if "error" not in b]
+    if not ok:
+        return {"error": blocks[0]["error"] if blocks else "no seed was evaluated."}
+    rankings = {name: [b["model"][name] for b in ok] for name in ok[0]["model"]}
+    rankings.update(random=[b["random"] for b in ok], oracle=[b["oracle"] for b in ok])
+    return {"n_seeds": len(ok), "n_fragile_mean": float(np.mean([b["n_fragile"] for b in ok])),
+            "n_jobs_mean": float(np.mean([b["n_jobs"] for b in ok])),
+            "recall": {name: {k: _mean_sd([s[k] for s in seeds]) for k in seeds[0]} for name, seeds in rankings.items()}}
+
+
+def _reliability(data: Dataset, spearman: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The ceiling on π with each method's mean test-fold ρ_S(π) raw and normalised, and the identity-twin floor."""
+    try:
+        return ceiling_block(data.obs, {m: cells["pi"]["mean"] for m, cells in spearman.items() if "pi" in cells},
+                             rows=data.rows, n_repeats=30, seed=0)
+    except SuiteInputError as exc:
+        return {"error": str(exc)}
+
+
 def _fmt(cell: dict[str, Any]) -> str:
     return "n/a" if cell["mean"] is None else f"{cell['mean']:.3f} ± {cell['sd']:.3f}"
 
@@ -99,13 +136,51 @@ def _markdown(summary: dict[str, Any]) -> str:
               "|---|---|---|---|"]
     for block, cells in agg["orthogonality"].items():
         lines.append(f"| {block} | {_fmt(cells['corr_target_C'])} | {_fmt(cells['corr_pred_C'])} | {_fmt(cells['corr_pred_C2'])} |")
-    lines += ["", "## Per seed", "", "| seed | epochs | seconds | Frail-π ρ(π) | note |", "|---|---|---|---|---|"]
+    lines += _reliability_markdown(summary["reliability"]) + _curation_markdown(summary["curation"])
+    lines += ["", "## Per seed", "", "| seed | epochs | seconds | s / encoder epoch | Frail-π ρ(π) | note |",
+              "|---|---|---|---|---|---|"]
     for r in summary["per_seed"]:
         rho = r.get("spearman", {}).get("frail_pi", {}).get("pi")
+        per_epoch = r.get("epoch_seconds")
         lines.append(f"| {r['seed']} | {r.get('epochs', 0)} | {r.get('seconds', 0):.1f} | "
+                     f"{'—' if per_epoch is None else f'{per_epoch:.1f}'} | "
                      f"{'n/a' if rho is None else f'{rho:.3f}'} | {r.get('skipped') or ''} |")
     lines += ["", "Plots: `pi_scatter.png`, `dose_response.png`, `orthogonality.png`.", ""]
     return "\n".join(lines)
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _reliability_markdown(block: dict[str, Any]) -> list[str]:
+    lines = ["", "## Reliability (§11)", ""]
+    if "error" in block:
+        return lines + [f"No ceiling: {block['error']}"]
+    c = block["ceiling"]
+    lines += [f"- ceiling on ρ_S(π): {c['ceiling']:.3f} ± {c['sd']:.3f} (parametric bootstrap, {c['n_repeats']} "
+              f"repeats, cross-validated empirical-Bayes prior; all {c['n_jobs']} solvable jobs, {c['mean_twins']:.1f} "
+              "twins each on average)", "", "| method | raw ρ_S(π), test-fold mean | normalised (raw / ceiling) |",
+              "|---|---|---|"]
+    for method, cell in block["spearman_pi"].items():
+        lines.append(f"| {method} | {_num(cell['raw'])} | {_num(cell['normalised'])} |")
+    floor = block.get("identity_floor")
+    lines += ["", (f"- identity-twin floor: {floor['floor']:.3f} (95 % CI {floor['ci95'][0]:.3f}–{floor['ci95'][1]:.3f}; "
+                   f"{floor['breaks']} breaks in {floor['identity_twins']} identity twins of {floor['bases']} solved bases)")
+                  if floor else "- identity-twin floor: the pairs hold no identity twins."]
+    return lines
+
+
+def _curation_markdown(block: dict[str, Any]) -> list[str]:
+    lines = ["", "## Curation: Recall@k of fragile jobs (π > 0.05), test fold, mean ± sd over seeds", ""]
+    if "error" in block:
+        return lines + [f"No curation table: {block['error']}"]
+    budgets = list(next(iter(block["recall"].values())))
+    lines += [f"{block['n_fragile_mean']:.1f} fragile of {block['n_jobs_mean']:.1f} test jobs on average.", "",
+              "| ranking | " + " | ".join(budgets) + " |", "|---" * (len(budgets) + 1) + "|"]
+    for name, cells in block["recall"].items():
+        lines.append(f"| {name} | " + " | ".join(_fmt(cells[k]) for k in budgets) + " |")
+    return lines
 
 
 def _plots(out: Path, result: SeedResult, data: Dataset) -> list[str]:
@@ -147,18 +222,34 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+def _dump_predictions(out: Path, result: SeedResult, doses: list[int]) -> None:
+    """The seed's test-fold predictions with p(J, m) per design dose (columns ``p_m{m}``), written atomically."""
+    frame = result.predictions.copy()
+    for j, m in enumerate(doses):
+        frame[f"p_m{m}"] = result.p_test[:, j]
+    path = out / f"predictions_seed{result.seed}.csv"
+    tmp = path.with_name(path.name + ".tmp")
+    frame.to_csv(tmp, index=False)
+    tmp.replace(path)
+
+
 def run_report(
     pair_files: list[str | Path], featurizer: str, seeds: list[int], out_dir: str | Path,
     config: PiConfig | None = None, save_models: bool = False, show_progress: bool = True,
+    featurizer_options: dict[str, Any] | None = None, encoder_config: Any = None, dump_predictions: bool = False,
 ) -> dict[str, Any]:
-    """Run every seed, write report.md / summary.json / predictions / plots into ``out_dir``; return the summary."""
+    """Run every seed, write report.md / summary.json / plots (and predictions) into ``out_dir``; return the summary.
+
+    ``featurizer_options`` and ``encoder_config`` go to ``run_seed`` (encoder featurizers).
+    """
     start = time.perf_counter()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data = load_dataset(pair_files)
     n_solvable = int(data.jobs["solvable"].sum())
     summary: dict[str, Any] = {
-        "pairs": [str(p) for p in pair_files], "featurizer": featurizer, "seeds": seeds, "doses": data.doses,
+        "pairs": [str(p) for p in pair_files], "featurizer": featurizer,
+        "featurizer_options": featurizer_options or {}, "seeds": seeds, "doses": data.doses,
         "m_bar": data.m_bar, "n_jobs": len(data.jobs), "n_solvable": n_solvable, "n_observations": len(data.obs),
         "fingerprint": data.fingerprint, "status": "ok", "per_seed": [],
     }
@@ -172,15 +263,18 @@ def run_report(
         results = []
         for seed in seeds:
             split = make_split(data.jobs.index, data.fingerprint, seed)
-            result = run_seed(data, split, featurizer, config or PiConfig(), _progress(seed) if show_progress else None)
+            result = run_seed(data, split, featurizer, config or PiConfig(), _progress(seed) if show_progress else None,
+                              featurizer_options, encoder_config)
             if show_progress and sys.stderr.isatty():
                 sys.stderr.write("\n")
             results.append(result)
             record = {"seed": seed, "n": result.n, "skipped": result.skipped}
             if result.skipped is None:
                 record.update(spearman=result.spearman, crd=result.crd, orthogonality=result.orthogonality,
-                              epochs=result.epochs, seconds=result.seconds)
-                result.predictions.to_csv(out / f"predictions_seed{seed}.csv", index=False)
+                              curation=_curation(result), epochs=result.epochs, epoch_seconds=result.epoch_seconds,
+                              seconds=result.seconds)
+                if dump_predictions:
+                    _dump_predictions(out, result, data.doses)
                 if save_models:
                     result.model.save(out / "models" / f"frail_pi_seed{seed}.pt", split, result.featurizer)
             summary["per_seed"].append(record)
@@ -190,6 +284,8 @@ def run_report(
             summary["message"] = "; ".join(r.skipped for r in results) + "."
         else:
             summary["aggregate"] = _aggregate(results)
+            summary["curation"] = _aggregate_curation([r["curation"] for r in summary["per_seed"] if "curation" in r])
+            summary["reliability"] = _reliability(data, summary["aggregate"]["spearman"])
             summary["plots"] = _plots(out, done[0], data)
     summary["wall_seconds"] = time.perf_counter() - start
     summary["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

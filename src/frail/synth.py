@@ -4,6 +4,8 @@ Every job has two independent latent factors, structural complexity C ~ Beta(2, 
 E ~ Beta(2, 2), one of 8 domains, and a templated word problem of fixed sentence count whose length does not
 depend on C or E: round(6·C) of the 6 setup sentences are multi-step (equal-length templates) and round(7·E) of the 7
 domain nouns are expert jargon rather than plain words of the same length. The declared complexity is C itself.
+Every operator makes its own deterministic surface edit of a fixed size that does not depend on C (``_twin_text``),
+so a text model sees which operator made a twin but learns nothing about C from the size of the edit.
 
 * ``continuous`` variant: 12 operator types from cosmetic-only (μ = ζ = 0) through complexity-only, expertise-only
   to dual-sensitive; each twin's effect is δ = max(0, μ_op (1 + C) + ζ_op E + ε), ε = η_J + ν (a job effect and a
@@ -17,6 +19,7 @@ domain nouns are expert jargon rather than plain words of the same length. The d
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,6 +69,7 @@ class Job:
     name: str
     setup: list[str]
     question: str
+    noun: str = ""  # the question's noun
 
     @property
     def text(self) -> str:
@@ -84,11 +88,35 @@ def _make_job(i: int, rng: np.random.Generator) -> Job:
         (MULTI if m else SIMPLE).format(name=name, n=int(rng.integers(10, 99)), k=int(rng.integers(1, 9)), noun=noun)
         for m, noun in zip(multi, nouns[:-1])
     ]
-    return Job(f"synth-{i:05d}", domain, c, e, name, setup, QUESTION.format(noun=nouns[-1], name=name))
+    return Job(f"synth-{i:05d}", domain, c, e, name, setup, QUESTION.format(noun=nouns[-1], name=name), nouns[-1])
+
+
+# Question rewrites: each touches only the question, which has the same template in every job (size free of C).
+REWRITES = {
+    "register_shift": "Kindly state how many {noun}s {name} would possess at the close.",
+    "paraphrase": "What is the number of {noun}s that {name} ends up with?",
+    "clause_split": "Consider the end of the day. At that point, how many {noun}s does {name} have?",
+    "voice_change": "How many {noun}s are held by {name} in the end?",
+}
+GLOSS = "Note: in {domain} usage, a {expert} and a {plain} name related things."
+
+
+def _counterpart(domain: str, noun: str) -> tuple[str, str]:
+    """(the plain noun, the expert noun) at the same position of the domain's lists as ``noun``."""
+    plain, expert = DOMAINS[domain]
+    i = plain.index(noun) if noun in plain else expert.index(noun)
+    return plain[i], expert[i]
 
 
 def _twin_text(job: Job, family: str, size: int, rng: np.random.Generator) -> str:
-    setup = list(job.setup)
+    """The twin of ``job`` under operator ``family`` at ``size`` (irrelevant_context inserts ``size`` sentences).
+
+    Only the three families of the Bernoulli variant draw from ``rng``; the others are deterministic edits:
+    whitespace (doubled spaces, the question on its own paragraph), punctuation (two sentence marks), unit_restate
+    (the first quantity restated in units), jargon_swap (the question noun swapped plain <-> expert, same length),
+    domain_gloss (one gloss sentence), and the question rewrites of ``REWRITES``.
+    """
+    setup, question = list(job.setup), job.question
     if family == "sentence_reorder":
         setup = [setup[k] for k in rng.permutation(len(setup))]
     elif family == "entity_rename":
@@ -98,9 +126,22 @@ def _twin_text(job: Job, family: str, size: int, rng: np.random.Generator) -> st
         plain, _ = DOMAINS[job.domain]
         for _ in range(size):
             setup.insert(int(rng.integers(len(setup) + 1)), DISTRACTOR.format(n=int(rng.integers(2, 50)), noun=plain[int(rng.integers(4))]))
-    else:
-        setup = [s.replace(" and ", " & ") if family == "punctuation" else s for s in setup]
-    return " ".join(setup + [job.question])
+    elif family == "whitespace":
+        return "  ".join(setup) + "\n\n" + question
+    elif family == "punctuation":
+        setup[0], question = setup[0][:-1] + "!", question[:-1] + "?!"
+    elif family == "unit_restate":
+        setup[0] = re.sub(r"\d+", lambda m: f"{m.group()} (that is, {m.group()} single units)", setup[0], count=1)
+    elif family == "jargon_swap":
+        plain, expert = _counterpart(job.domain, job.noun)
+        swapped = expert if job.noun == plain else plain
+        question = question.replace(f" {job.noun}s ", f" {swapped}s ")
+    elif family == "domain_gloss":
+        plain, expert = _counterpart(job.domain, job.noun)
+        setup.append(GLOSS.format(domain=job.domain, expert=expert, plain=plain))
+    elif family in REWRITES:
+        question = REWRITES[family].format(noun=job.noun, name=job.name)
+    return " ".join(setup + [question])
 
 
 def _expected_clipped(mu: np.ndarray, sd: float) -> np.ndarray:

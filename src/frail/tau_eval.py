@@ -22,11 +22,10 @@ import pandas as pd
 
 from causal_suite.errors import SuiteInputError
 
-from . import encoders  # noqa: F401  (registers the hf_* featurizers)
 from .baselines import run_baselines
 from .estimands import IDENTITY, job_targets, observations_frame
 from .evaluation import spearman
-from .featurizers import make_featurizer
+from .featurizers import available_featurizers, make_featurizer
 from .models.tau import FrailTau, TauConfig, TauData
 from .pairs import PairObservation
 from .splits import Split, dataset_fingerprint, make_split
@@ -142,17 +141,17 @@ def synth_mechanism_check(rows: list[PairObservation], truth: list[dict[str, Any
             "mean": {level: _mean_over_seeds(per_seed, level) for level in ("observation", "job")}}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m frail.tau_eval``: the mechanism check on a freshly generated continuous Synth-CD set."""
+def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") -> int:
+    """The Frail-τ mechanism check on a freshly generated continuous Synth-CD set (``frail tau``)."""
     import torch
 
     from .synth import generate_continuous
 
-    parser = argparse.ArgumentParser(prog="python -m frail.tau_eval", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog=prog, description=main.__doc__)
     parser.add_argument("--n-jobs", type=int, default=500)
     parser.add_argument("--data-seed", type=int, default=42)
     parser.add_argument("--seeds", default="0,1,2")
-    parser.add_argument("--featurizer", default="tfidf_svd")
+    parser.add_argument("--featurizer", default="tfidf_svd", choices=available_featurizers())
     parser.add_argument("--lambda-inv", type=float, default=TauConfig.lambda_inv)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", help="write the full result as JSON here")
@@ -166,8 +165,12 @@ def main(argv: list[str] | None = None) -> int:
         for method, cells in methods.items():
             print(f"  {method:20s} " + "  ".join(f"{k} {'n/a' if v is None else f'{v:.3f}'}" for k, v in cells.items()))
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            json.dump(result, fh, indent=1)
+        from pathlib import Path
+
+        out = Path(args.out)
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(json.dumps(result, indent=1), encoding="utf-8")
+        tmp.replace(out)
     return 0
 
 

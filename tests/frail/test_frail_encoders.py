@@ -127,3 +127,36 @@ def test_bad_encoder_inputs(tmp_path):
         HFLora(target_modules=("q_proj", "v_proj"), max_len=32).fit(TEXTS)
     with pytest.raises(SuiteInputError, match="not a saved LoRA adapter"):
         make_featurizer("hf_lora", max_len=32).load_adapter(tmp_path)
+
+
+@pytest.mark.parametrize("featurizer", ["hf_frozen", "hf_lora"])
+def test_frail_report_runs_with_encoder_featurizers(featurizer, tmp_path, capsys):
+    """`frail report --featurizer hf_*` end to end on a tiny Synth-CD set (LoRA: one joint epoch, warm-started head)."""
+    import json
+
+    from frail.cli import main
+    from frail.pairs import write_pairs
+    from frail.synth import generate_bernoulli
+
+    rows, _ = generate_bernoulli(40, twins_per_dose=1, seed=5)
+    pairs = tmp_path / "tiny.jsonl"
+    write_pairs(pairs, rows)
+    out = tmp_path / "rep"
+    assert main(["report", "--pairs", str(pairs), "--featurizer", featurizer, "--seeds", "0", "--out", str(out),
+                 "--max-epochs", "5", "--max-len", "48", "--device", "cpu", "--encoder-max-epochs", "1",
+                 "--jobs-per-batch", "16", "--encoder-microbatch", "8", "--quiet", "--save-models"]) == 0
+    capsys.readouterr()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "ok" and summary["featurizer"] == featurizer
+    assert summary["featurizer_options"] == {"max_len": 48, "device": "cpu"}
+    seed0 = summary["per_seed"][0]
+    assert seed0["skipped"] is None and -1 <= seed0["spearman"]["frail_pi"]["pi"] <= 1
+    if featurizer == "hf_lora":  # one joint epoch, timed
+        assert seed0["epochs"] == 1 and seed0["epoch_seconds"] > 0
+    else:
+        assert seed0["epoch_seconds"] is None
+    assert (out / "models/frail_pi_seed0.pt").exists() and "## Curation" in (out / "report.md").read_text()
+    # the saved model (head + pickled featurizer with its trained adapter) reproduces its test-fold score
+    assert main(["evaluate", "--model", str(out / "models/frail_pi_seed0.pt"), "--pairs", str(pairs), "--seed", "0"]) == 0
+    evaluated = json.loads(capsys.readouterr().out)
+    assert evaluated["spearman"]["pi"] == pytest.approx(seed0["spearman"]["frail_pi"]["pi"], abs=1e-6)

@@ -49,3 +49,29 @@ def test_cli_synth_writes_pairs_and_truth(tmp_path, capsys):
     truth = [json.loads(line) for line in (tmp_path / "synth.truth.jsonl").read_text().splitlines()]
     assert len(truth) == 20 and {"a", "b", "pi", "C", "E"} <= set(truth[0])
     assert len(out.read_text().splitlines()) == 100
+
+
+def test_every_continuous_operator_makes_a_visible_edit_whose_size_ignores_c():
+    import re
+
+    from scipy import stats
+
+    from frail.featurizers import WORD_TOKENS
+
+    rows, _ = generate_continuous(400, seed=4)
+    by_family = {}
+    for r in rows:
+        by_family.setdefault(r.family, []).append(r)
+    assert set(by_family) == {name for name, _, _ in OPERATORS}
+    for family, twins in by_family.items():
+        assert all(t.twin_text != t.base_text for t in twins), family
+        if family not in ("whitespace", "punctuation"):  # a word-level model sees the others (words or word order)
+            words = [(re.findall(WORD_TOKENS, t.base_text), re.findall(WORD_TOKENS, t.twin_text)) for t in twins]
+            assert all(b != w for b, w in words), family
+        growth = np.array([len(t.twin_text) - len(t.base_text) for t in twins])
+        c = np.array([t.complexity_score for t in twins])
+        if np.ptp(growth):  # random-sized edits (names, distractor numbers, glossed noun) are unrelated to C
+            assert abs(stats.spearmanr(growth, c).statistic) < 0.15, family
+    # a deterministic edit: same job, same operator -> same twin text on regeneration
+    again, _ = generate_continuous(400, seed=4)
+    assert [r.twin_text for r in again] == [r.twin_text for r in rows]
