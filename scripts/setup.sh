@@ -18,6 +18,9 @@ fi
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
 hash_of() { cat "$@" | sha256sum | cut -c1-16; }
 
+src_stamp="$VENV/.causal-suite-src"
+src_want=$(find src -type f ! -name '*.pyc' ! -path '*/__pycache__/*' ! -path '*.egg-info/*' | LC_ALL=C sort \
+  | xargs sha256sum | sha256sum | cut -c1-16)
 deps_stamp="$VENV/.causal-suite-deps"
 deps_want=$(hash_of pyproject.toml constraints.txt)
 if [ "$(cat "$deps_stamp" 2>/dev/null)" != "$deps_want" ]; then
@@ -26,15 +29,15 @@ if [ "$(cat "$deps_stamp" 2>/dev/null)" != "$deps_want" ]; then
   # torch first, pinned: the CPU build (a plain 'torch' pulls a multi-GB CUDA build).
   "${PIP[@]}" install -c constraints.txt torch
   # portable llama.cpp build: no -march=native, so the wheel pip caches runs on any x86-64 CPU.
+  rm -rf build  # setuptools' staging folder: a stale copy could put deleted modules back into the wheel
   CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" "${PIP[@]}" install -c constraints.txt ".[frail,local,dev]"
   echo "$deps_want" > "$deps_stamp"
+  echo "$src_want" > "$src_stamp"  # that install included the suite itself
 fi
 
-src_stamp="$VENV/.causal-suite-src"
-src_want=$(find src -type f ! -name '*.pyc' ! -path '*/__pycache__/*' ! -path '*.egg-info/*' | LC_ALL=C sort \
-  | xargs sha256sum | sha256sum | cut -c1-16)
 if [ "$(cat "$src_stamp" 2>/dev/null)" != "$src_want" ]; then
   echo "[setup] installing the suite from src/" >&2
+  rm -rf build
   "${PIP[@]}" install --no-deps --force-reinstall .
   echo "$src_want" > "$src_stamp"
 fi
