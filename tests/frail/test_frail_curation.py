@@ -5,7 +5,6 @@ import copy
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 from scipy.special import expit
 
 from causal_suite.errors import SuiteInputError
@@ -19,13 +18,6 @@ TRUE_PI = np.array([0.30, 0.20, 0.10, 0.06, 0.0, 0.01, 0.02, 0.03, 0.04, 0.05]) 
 RANK = [0, 5, 1, 6, 2, 7, 3, 8, 9, 4]  # the predictor's order, best first
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """The cores are shared: one torch thread is faster here than contending for two."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def _scores() -> np.ndarray:

