@@ -15,6 +15,9 @@ VENV="${VENV:-.venv}"
 if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
+# One setup at a time per environment: concurrent pip installs into one venv corrupt it.
+exec 9>"$VENV/.causal-suite-lock"
+flock 9 2>/dev/null || true
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
 hash_of() { cat "$@" | sha256sum | cut -c1-16; }
 

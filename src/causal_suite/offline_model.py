@@ -72,13 +72,15 @@ _LLAMAS: dict[str, Any] = {}
 
 
 def _load(path: Path, n_threads: int) -> Any:
+    """One ``Llama`` per (model file, threads) per process, loaded once even when several roles ask at once."""
     llama_cpp = require_extra("llama_cpp", "local", "The offline default model")
-    key = str(path)
-    if key not in _LLAMAS:
-        _LLAMAS[key] = llama_cpp.Llama(
-            model_path=key, n_ctx=N_CTX, n_threads=n_threads, verbose=False, seed=DEFAULT_SEED
-        )
-    return _LLAMAS[key]
+    key = f"{path}|{n_threads}"
+    with _LOCK:
+        if key not in _LLAMAS:
+            _LLAMAS[key] = llama_cpp.Llama(
+                model_path=str(path), n_ctx=N_CTX, n_threads=n_threads, verbose=False, seed=DEFAULT_SEED
+            )
+        return _LLAMAS[key]
 
 
 class OfflineGemma(ModelAPI):

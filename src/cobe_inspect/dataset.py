@@ -151,10 +151,19 @@ def parse_record(raw: Any, path: Path, position: str) -> CobeRecord:
     )
 
 
+def _is_json_array(path: Path) -> bool:
+    """Whether the file's first non-blank character is '[' (read up to it only; the reader then parses the file)."""
+    with path.open(encoding="utf-8") as fh:
+        while chunk := fh.read(4096):
+            if stripped := chunk.lstrip():
+                return stripped.startswith("[")
+    return False
+
+
 def _raw_records(path: Path) -> list[tuple[Any, str]]:
     """(record, position) pairs of a JSON array file (first character '[') or a JSON-lines file."""
     where = f"CoBe file '{path}'"
-    if path.read_text(encoding="utf-8").lstrip().startswith("["):
+    if _is_json_array(path):
         return [(item, f"#{i}") for i, item in enumerate(read_json_list(path, where), 1)]
     return [(row, f"#{i} (line {lineno})") for i, (lineno, row) in enumerate(iter_jsonl(path, where), 1)]
 
@@ -213,7 +222,7 @@ def record_to_samples(record: CobeRecord, tier: int, phrasings: tuple[str, ...])
         samples.append(
             Sample(
                 id=f"{record.scenario_id}-{phrasing}",
-                input=tier_request(phrasing, record.pieces, list(record.queries), record.story),
+                input=tier_request(phrasing, record.pieces, record.queries, record.story),
                 target=record.illustrative_answer,
                 metadata={
                     "scenario_id": record.scenario_id,

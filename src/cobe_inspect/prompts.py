@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import string
+from collections.abc import Sequence
 from pathlib import Path
 
 from causal_suite.errors import SuiteInputError, require_file
@@ -58,18 +59,20 @@ TIER2_TEMPLATES: dict[str, str] = {
 # Tier 4 asks for the final story after this marker, so the judge sees the story and not the worked steps.
 FINAL_STORY_MARKER = "Rewritten story:"
 
-TIER3_TEMPLATE = """
-Original story:
-{story}
+# Tiers 3 and 4 show the story first and end with the same rewrite request (their instructions differ).
+STORY_BLOCK = "Original story:\n{story}"
+REWRITE_REQUEST = "Rewrite request: Rewrite the original story for the counterfactual scenario in which {intervened}."
 
-Rewrite request: Rewrite the original story for the counterfactual scenario in which {intervened}. \
+TIER3_TEMPLATE = f"""
+{STORY_BLOCK}
+
+{REWRITE_REQUEST} \
 Leave earlier facts, and facts the change does not touch, exactly as they were, and update whatever follows \
 from the change. Answer with the rewritten story only.
 """.strip()
 
 TIER4_TEMPLATE = f"""
-Original story:
-{{story}}
+{STORY_BLOCK}
 
 Work through these steps.
 1. Name the key variables of the story, reading it as a structural causal model in Pearl's sense.
@@ -78,12 +81,12 @@ Work through these steps.
 flow only to its causal descendants, and leave every variable that is not a descendant as it was.
 4. Write out the full rewritten story under this intervention.
 
-Rewrite request: Rewrite the original story for the counterfactual scenario in which {{intervened}}. \
+{REWRITE_REQUEST} \
 Finish with a line that starts with "{FINAL_STORY_MARKER}" followed by the rewritten counterfactual story alone.
 """.strip()
 
 
-def tier_request(phrasing: str, pieces: dict[str, str], queries: list[str], story: str) -> str:
+def tier_request(phrasing: str, pieces: dict[str, str], queries: Sequence[str], story: str) -> str:
     """The full user prompt for one (record, phrasing): story plus the tier's rewrite request (App. E)."""
     if phrasing in ("A", "B", "C"):
         return f"{story}\n\n{queries['ABC'.index(phrasing)]}"
@@ -110,7 +113,15 @@ CHECKS: tuple[str, ...] = ("E0", "E1", "E2")
 # Evaluation criteria string, as in App. D.2), $story and $query (the original story and the rewrite request).
 JUDGE_PLACEHOLDERS = frozenset({"response_text", "eq1", "eq2", "story", "query"})
 
-JUDGE_E0 = """
+# The closing block every judge template shares: the rewrite to judge, then the one-letter answer format.
+JUDGE_ANSWER_FORMAT = """
+Rewrite:
+$response_text
+
+Reply with exactly one character, T or F, and nothing else.
+""".strip()
+
+JUDGE_E0 = f"""
 You are checking one property of a rewritten story: whether its linking words state cause and effect correctly.
 
 Linking words include: because, since, so, therefore, thus, as a result, due to, consequently, which led to, \
@@ -131,13 +142,10 @@ Examples (the correct answer follows the arrow):
 - "The bridge was unsafe, so the inspector kept it open to traffic." -> F
 - "The bridge was unsafe, yet the inspector kept it open to traffic." -> T
 
-Rewrite:
-$response_text
-
-Reply with exactly one character, T or F, and nothing else.
+{JUDGE_ANSWER_FORMAT}
 """.strip()
 
-JUDGE_E1 = """
+JUDGE_E1 = f"""
 You are checking whether a rewritten story keeps certain facts of the original story.
 
 Facts that must still hold:
@@ -155,13 +163,10 @@ Examples (the correct answer follows the arrow):
 - Facts "Sam was cooking dinner."; the rewrite says "The smoke alarm went off because Sam burned the dinner he was cooking." -> T
 - Facts "The guards held the gate."; the rewrite says "The guards tried to hold the gate but were pushed back." -> F
 
-Rewrite:
-$response_text
-
-Reply with exactly one character, T or F, and nothing else.
+{JUDGE_ANSWER_FORMAT}
 """.strip()
 
-JUDGE_E2 = """
+JUDGE_E2 = f"""
 You are checking whether a rewritten story has let go of certain facts of the original story.
 
 Facts that must no longer hold:
@@ -179,10 +184,7 @@ Examples (the correct answer follows the arrow):
 - Facts "With a coffee in hand, Jo wrote a long report."; the rewrite says "With a coffee in hand, Jo wrote a short note." -> F
 - Facts "The exam was hard for Noor."; the rewrite says "The exam would have been easy for Noor." -> T
 
-Rewrite:
-$response_text
-
-Reply with exactly one character, T or F, and nothing else.
+{JUDGE_ANSWER_FORMAT}
 """.strip()
 
 JUDGE_TEMPLATES: dict[str, str] = {"E0": JUDGE_E0, "E1": JUDGE_E1, "E2": JUDGE_E2}

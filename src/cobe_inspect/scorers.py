@@ -128,7 +128,8 @@ def grouped_accuracy(key: str) -> Metric:
     """Accuracy per value of the sample-metadata ``key`` (domain, graph_type, phrasing, failure_mode, tier).
 
     Figs. 7-9 break accuracy down by graph type, query phrasing and failure mode. Samples without the tag
-    fall in the group ``unlabeled``. Metric names are ``"{key}={group}"``.
+    fall in the group ``unlabeled``. Metric names are ``"{key}={group}"``; with no scored sample there is no
+    group, and the breakdown reports one NaN named ``key`` (not inspect's anonymous ``grouped_accuracy{n}``).
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
@@ -136,6 +137,8 @@ def grouped_accuracy(key: str) -> Metric:
         for s in _scored(scores):
             label = (s.sample_metadata or {}).get(key)
             groups[f"{key}={'unlabeled' if label is None else label}"].append(_value(s, "correct"))
+        if not groups:
+            return {key: math.nan}
         return {name: float(np.mean(v)) for name, v in sorted(groups.items())}
 
     return compute

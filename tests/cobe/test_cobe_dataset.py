@@ -100,6 +100,9 @@ def test_json_and_jsonl_load_the_same(tmp_path):
     a = load_records(write(tmp_path, [GOOD, other], "a.json"))
     b = load_records(write(tmp_path, [GOOD, other], "b.jsonl"))
     assert a == b and [r.scenario_id for r in a] == ["7v2", "7v3"]
+    indented = tmp_path / "indented.json"
+    indented.write_text("\n\n  " + json.dumps([GOOD, other], indent=2), encoding="utf-8")
+    assert load_records(indented) == a
     assert a[0].graph_type is None and a[0].pieces == {}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from inspect_ai import eval, score
@@ -109,3 +110,25 @@ def test_without_grader_role_the_model_under_test_judges(scripted, tmp_path):
     assert log.status == "success" and len(model.prompts) == 1 + 3
     score = log.samples[0].scores["cobe_judge"]
     assert score.value["correct"] == 1 and score.metadata["grader"] == "mockllm/model"
+
+
+def test_nothing_scored_leaves_every_metric_named_and_nan(scripted, tmp_path):
+    grader = scripted("I cannot tell.")  # never a letter: the one sample is unscored
+    [log] = eval(
+        "cobe_inspect/cobe",
+        task_args={"judge_retries": 0},
+        model=scripted("A rewritten story."),
+        model_roles={"grader": grader},
+        limit=1,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    assert log.status == "success"
+    [result] = log.results.scores
+    assert (result.scored_samples, result.unscored_samples) == (0, 1)
+    metrics = {name: m.value for name, m in result.metrics.items()}
+    assert set(metrics) == {
+        "accuracy", "stderr", "E0_failure", "E1_failure", "E2_failure", "phrasing_mean", "scenario_accuracy",
+        "domain", "graph_type", "phrasing", "failure_mode", "tier",
+    }
+    assert all(math.isnan(v) for v in metrics.values())

@@ -59,6 +59,12 @@ def test_phrasing_summary_mean_std_and_scenario_level():
 def test_empty_metrics_are_nan():
     assert math.isnan(cobe_accuracy()([])["accuracy"])
     assert math.isnan(check_failure_rates()([])["E0_failure"])
+    empty = phrasing_summary()([])
+    assert math.isnan(empty["phrasing_mean"]) and math.isnan(empty["scenario_accuracy"]) and empty["phrasing_std"] is None
+    # no group to report: one NaN named by the breakdown's key (only unscored samples count as no samples)
+    for scores in ([], SCORES[-1:]):
+        [(name, value)] = grouped_accuracy("domain")(scores).items()
+        assert name == "domain" and math.isnan(value)
 
 
 @pytest.mark.shared_data

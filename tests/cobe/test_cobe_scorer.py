@@ -139,8 +139,9 @@ async def test_tier4_judges_only_the_final_story(scripted):
     assert judged_text(worked, 4) == GOOD_REWRITE
     assert judged_text(worked, 1) == worked and judged_text(GOOD_REWRITE, 4) == GOOD_REWRITE
     grader = grader_replying(scripted, {"E0": "T", "E1": "T", "E2": "T"})
-    await run(cobe_judge(cache=False), grader, state(worked, tier=4))
-    assert all("Graph: crack" not in p for p in grader.prompts)
+    score = await run(cobe_judge(cache=False), grader, state(worked, tier=4))
+    assert score.value["correct"] == 1 and score.answer == GOOD_REWRITE
+    assert len(grader.prompts) == 3 and all(GOOD_REWRITE in p and "Graph: crack" not in p for p in grader.prompts)
 
 
 async def test_identical_prompts_are_sent_once_per_run(scripted):
