@@ -77,16 +77,16 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
     for run in PLAN:
         if only and not any(o in run.task for o in only):
             continue
+        missing = [program for program in run.requires if shutil.which(program) is None]
+        if missing:  # checked before any judge model is built for a task that will not run
+            rows.append((run.task, "skipped", "-", f"needs {', '.join(missing)} (Debian: r-base-core, bubblewrap)", "-"))
+            continue
         kwargs: dict[str, Any] = dict(task_args=run.task_args, model=model, log_dir=log_dir, display="none")
         if run.roles:
             kwargs["model_roles"] = {role: get_model(model, config=judge_config) for role in run.roles}
         if not full:
             kwargs.update({k: v for k, v in (("limit", run.limit), ("epochs", run.epochs),
                                                ("max_tokens", run.max_tokens)) if v is not None})
-        missing = [program for program in run.requires if shutil.which(program) is None]
-        if missing:
-            rows.append((run.task, "skipped", "-", f"needs {', '.join(missing)} (Debian: r-base-core, bubblewrap)", "-"))
-            continue
         print(f"[demo] {run.task} ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
         try:
