@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from functools import lru_cache
 
 import sympy
 from sympy.parsing.sympy_parser import (
@@ -329,8 +330,12 @@ def normalize_math(raw: str) -> str | None:
     return _canonical_element(s)
 
 
+@lru_cache(maxsize=8192)
 def normalize_answer(raw: str | None, suite: str) -> str | None:
-    """Canonical answer string for ``suite`` ("gsm" or "math"); None when ``raw`` holds no answer."""
+    """Canonical answer string for ``suite`` ("gsm" or "math"); None when ``raw`` holds no answer.
+
+    Cached: the scorer normalises the same gold answer on every draw, and MATH normalisation parses with sympy.
+    """
     _check_suite(suite)
     if raw is None:
         return None
@@ -342,7 +347,10 @@ def final_answer(completion: str, suite: str) -> str | None:
     return normalize_answer(extract_answer(completion, suite), suite)
 
 
+@lru_cache(maxsize=8192)
 def _equivalent_math(a: str, b: str) -> bool:
+    """Symbolic equality of two canonical MATH answers (cached: the per-draw scorer and the modal-vote reducer
+    compare the same pairs again, and ``sympy.simplify`` is the costliest step of scoring)."""
     ba = re.fullmatch(r"([\[(])(.*)([\])])", a)
     bb = re.fullmatch(r"([\[(])(.*)([\])])", b)
     if ba and bb and "," in a and "," in b:

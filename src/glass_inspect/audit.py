@@ -16,10 +16,7 @@ Two stages:
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,15 +34,13 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from causal_suite.errors import SuiteInputError, require_file, strict_params
 from glass_inspect.corpus import (
     CORPUS_SCHEMA,
-    PairRecord,
+    IDENTITY,
     TextRecord,
-    manifest_path,
     read_corpus_info,
     read_manifest,
     read_pool,
     sha256_file,
-    write_json,
-    write_jsonl,
+    write_corpus_dir,
 )
 from glass_inspect.operators import CALENDAR_WORDS, TITLE_WORDS, outside_maths, person_names, segment
 
@@ -83,10 +78,9 @@ _QUANTITY = re.compile(
     r"(\$)\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(%)|"
     r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:\s*-\s*|\s+)([A-Za-z]+)(?:\s+(?:of\s+)?([A-Za-z]+))?"
 )
-_NOT_NOUNS = TITLE_WORDS | {"I"}
 _MATHS = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\[.*?\\\]|\\\(.*?\\\)", re.S)
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mbox|mathrm|operatorname)\{[^}]*\}")
-_FILLER = {"more", "less", "fewer", "times", "of", "per", "each", "and", "or", "to", "in", "the", "a", "an", "more"}
+_FILLER = {"more", "less", "fewer", "times", "of", "per", "each", "and", "or", "to", "in", "the", "a", "an"}
 
 
 def _singular(word: str) -> str:
@@ -101,14 +95,15 @@ def _singular(word: str) -> str:
 
 def proper_nouns(text: str, tex: bool = False) -> set[str]:
     """Proper nouns of a problem: recognised person names and surnames, plus any word capitalised away from a
-    sentence start; calendar words (weekdays, months), titles (Mr, Dr, ...) and "I" excluded."""
+    sentence start (two letters or more, so never "I"); calendar words (weekdays, months) and titles (Mr, Dr,
+    ...) excluded."""
     plain = outside_maths(text, tex)
     found = set(person_names(text, tex))
     seg = segment(plain, False)
     for sentence in seg.sentences:
         words = list(re.finditer(r"\b[A-Z][a-zA-Z]+\b", sentence))
         found.update(m.group(0) for m in words if m.start() > 0)
-    return {w for w in found if w not in CALENDAR_WORDS and w not in _NOT_NOUNS}
+    return found - CALENDAR_WORDS - TITLE_WORDS
 
 
 def numeric_values(text: str) -> set[Fraction]:
@@ -302,7 +297,7 @@ def _prompts(pool: list[TextRecord]) -> dict[str, str]:
     return {
         r.text_id: NOOP_PROMPT.format(base=bases[r.base_id].text, twin=r.text, answer=bases[r.base_id].answer)
         for r in pool
-        if r.role == "twin" and r.operator != "identity"
+        if r.role == "twin" and r.operator != IDENTITY
     }
 
 
@@ -385,23 +380,11 @@ def apply_audit(log_path: str | Path, pool_dir: str | Path, out_dir: str | Path)
                 continue
         kept.append(r)
     kept_ids = {r.text_id for r in kept}
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
-        write_jsonl(tmp / "pool.jsonl", kept)
-        pairs_per_dose = {}
-        for m in info["doses"]:
-            pairs: list[PairRecord] = [p for p in read_manifest(pool_dir, m) if p.twin_id in kept_ids]
-            write_jsonl(manifest_path(tmp, m), pairs)
-            pairs_per_dose[str(m)] = len(pairs)
-        new_info = dict(info, audited=True, schema=CORPUS_SCHEMA)
-        new_info["counts"] = dict(info.get("counts", {}), noop_audit={
-            "log": Path(log_path).name, "dropped": dict(sorted(drops.items())), "pairs": pairs_per_dose,
-            "twins_kept": sum(1 for r in kept if r.role == "twin")})
-        write_json(tmp / "corpus.json", new_info)
-        os.chmod(tmp, 0o755)
-        tmp.replace(out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    manifests = {m: [p for p in read_manifest(pool_dir, m) if p.twin_id in kept_ids] for m in info["doses"]}
+    new_info = dict(info, audited=True, schema=CORPUS_SCHEMA)
+    new_info["counts"] = dict(info.get("counts", {}), noop_audit={
+        "log": Path(log_path).name, "dropped": dict(sorted(drops.items())),
+        "pairs": {str(m): len(pairs) for m, pairs in manifests.items()},
+        "twins_kept": sum(1 for r in kept if r.role == "twin")})
+    write_corpus_dir(out_dir, kept, manifests, new_info, overwrite=False)
     return dict(drops)

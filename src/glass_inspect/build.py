@@ -29,12 +29,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import random
 import resource
-import shutil
 import sys
-import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
@@ -45,22 +42,23 @@ from typing import Any
 
 from causal_suite.errors import SuiteInputError, require_extra
 from causal_suite.jsonl import iter_jsonl
-from glass_inspect.answers import last_boxed, normalize_answer
+from glass_inspect.answers import SUITES, last_boxed, normalize_answer
 from glass_inspect.audit import apply_audit, maths_symbols, structural_audit
 from glass_inspect.complexity import gsm_complexity, math_complexity
 from glass_inspect.corpus import (
     CORPUS_SCHEMA,
     FAMILIES,
+    IDENTITY,
+    TWIN_FAMILIES,
     PairRecord,
     TextRecord,
-    manifest_path,
     read_labeled_pairs,
     read_pool,
     sha256_file,
-    write_json,
-    write_jsonl,
+    write_corpus_dir,
     write_labeled_pairs,
 )
+from glass_inspect.dataset import parse_doses
 from glass_inspect.operators import (
     Twin,
     derive_seed,
@@ -71,9 +69,7 @@ from glass_inspect.operators import (
     sentence_reorder,
 )
 
-SUITES = ("gsm", "math")
 DEFAULT_DOSES = (1, 3, 5, 7, 9)
-MIX_FAMILIES = ("entity_rename", "sentence_reorder", "irrelevant_context")
 BUILTIN_FILES = {"gsm": "data/gsm_builtin.jsonl", "math": "data/math_builtin.jsonl"}
 _FILE_TYPES = (".jsonl", ".json", ".parquet")
 _SHORT = {"entity_rename": "rename", "sentence_reorder": "reorder"}
@@ -269,7 +265,7 @@ def _shares(m: int, families: list[str], rng: random.Random) -> dict[str, int]:
 
 def _mix(c: _Candidates, m: int, sizes: Sequence[int], rng: random.Random) -> list[tuple[str, str, int]]:
     """The (family, twin id, injection size) picks of one base at dose ``m`` (module docstring rules)."""
-    families = [f for f in MIX_FAMILIES[:2] if c.by_family[f]] + ["irrelevant_context"]
+    families = [f for f in TWIN_FAMILIES[:2] if c.by_family[f]] + ["irrelevant_context"]
     while True:
         shares = _shares(m, families, rng)
         pools: dict[str, list[tuple[str, int]]] = {
@@ -336,12 +332,10 @@ def build_corpus(
         overwrite: Replace an existing ``out``.
         source_label: What corpus.json names as the source (default: ``source`` as given).
     """
-    out = Path(out)
     doses = tuple(sorted({int(d) for d in doses}))
     if not doses or doses[0] < 1:
         raise SuiteInputError(f"doses must be positive integers, got {doses!r}.")
-    if out.exists() and any(out.iterdir()) and not overwrite:
-        raise SuiteInputError(f"output directory '{out}' is not empty: choose another or pass --force.")
+    out = _check_out(out, overwrite)
     problems, skipped = load_source(suite, str(source), split=split, hub_config=hub_config, limit=limit,
                                     skip_bad_rows=skip_bad_rows)
     tex = suite == "math"
@@ -356,7 +350,7 @@ def build_corpus(
         own = maths_symbols(p.text) if tex else set()
         usable = [d for d, sym in zip(donors, symbols) if not own & sym] if own else donors
         cands = _Candidates(p, usable, seed, surface_twins, max_distractors, tex, stats)
-        twins = {i: (t, ()) for f in MIX_FAMILIES[:2] for i, t in cands.by_family[f]}
+        twins = {i: (t, ()) for f in TWIN_FAMILIES[:2] for i, t in cands.by_family[f]}
         used: set[str] = set()
         for m in doses:
             rng = random.Random(derive_seed(seed, p.base_id, "mix", m))
@@ -365,7 +359,7 @@ def build_corpus(
                 used.add(twin_id)
                 if size:
                     sizes_used[m][str(size)] += 1
-            manifests[m].append(PairRecord(p.base_id, f"{p.base_id}-identity", "identity", 0, m))
+            manifests[m].append(PairRecord(p.base_id, f"{p.base_id}-identity", IDENTITY, 0, m))
         for found in cands.by_size.values():
             twins.update({i: (t, flags) for i, t, flags in found})
         if not any(cands.by_size.values()):
@@ -381,19 +375,27 @@ def build_corpus(
                    "skip_bad_rows": skip_bad_rows},
         "counts": counts, "skipped_rows": skipped,
     }
-    return _write_dir(out, pool, manifests, info, overwrite)
+    return write_corpus_dir(out, pool, manifests, info, overwrite)
+
+
+def _check_out(out: str | Path, overwrite: bool) -> Path:
+    """``out`` as a Path, refused early (before any work) when it is a non-empty directory and not ``overwrite``."""
+    out = Path(out)
+    if out.exists() and any(out.iterdir()) and not overwrite:
+        raise SuiteInputError(f"output directory '{out}' is not empty: choose another or pass --force.")
+    return out
 
 
 def _counts(problems, skipped, pool, manifests, sizes_used, stats) -> dict[str, Any]:
     twins = [r for r in pool if r.role == "twin"]
-    per_base = Counter(r.base_id for r in twins if r.operator != "identity")
+    per_base = Counter(r.base_id for r in twins if r.operator != IDENTITY)
     pairs = {f"m{m}": dict(sorted(Counter(p.operator for p in rows).items()), total=len(rows))
              for m, rows in manifests.items()}
     flagged = Counter(f for r in twins for f in r.audit_flags)
     return {
         "bases": len(problems), "skipped_rows": len(skipped),
         "candidates": dict(sorted(stats["candidates"].items())),
-        "bases_without_candidates": {f: stats["no_twin"][f] for f in MIX_FAMILIES},
+        "bases_without_candidates": {f: stats["no_twin"][f] for f in TWIN_FAMILIES},
         "structural_audit": {"dropped": dict(sorted(stats["audit_dropped"].items())),
                              "flagged_candidates": dict(sorted(stats["audit_flagged"].items())),
                              "flagged_in_pool": dict(sorted(flagged.items()))},
@@ -402,26 +404,6 @@ def _counts(problems, skipped, pool, manifests, sizes_used, stats) -> dict[str, 
         "pairs": pairs,
         "injection_sizes": {f"m{m}": dict(sorted(c.items(), key=lambda kv: int(kv[0]))) for m, c in sizes_used.items()},
     }
-
-
-def _write_dir(out: Path, pool, manifests, info, overwrite: bool) -> Path:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        write_jsonl(tmp / "pool.jsonl", pool)
-        for m, rows in manifests.items():
-            write_jsonl(manifest_path(tmp, m), rows)
-        write_json(tmp / "corpus.json", info)
-        if out.exists():
-            if not overwrite and any(out.iterdir()):
-                raise SuiteInputError(f"output directory '{out}' appeared during the build; nothing was written.")
-            shutil.rmtree(out)
-        os.chmod(tmp, 0o755)
-        tmp.replace(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out
 
 
 # --------------------------------------------------------------------------------------------- built-ins
@@ -489,9 +471,7 @@ def import_labeled_pairs(
                                                         text=row["twin_text"], **common))
             manifests[row["dose"]].append(PairRecord(row["base_id"], row["twin_id"], row["family"],
                                                      row["injection_size"], row["dose"]))
-    out = Path(out)
-    if out.exists() and any(out.iterdir()) and not overwrite:
-        raise SuiteInputError(f"output directory '{out}' is not empty: choose another or pass --force.")
+    out = _check_out(out, overwrite)
     pool = list(texts.values())
     info = {"schema": CORPUS_SCHEMA, "suite": suite, "seed": None, "doses": sorted(manifests), "audited": False,
             "source": {"path": ",".join(str(f) for f in files),
@@ -501,7 +481,7 @@ def import_labeled_pairs(
                        "pool_twins": dict(sorted(Counter(r.operator for r in pool if r.role == "twin").items())),
                        "pairs": {f"m{m}": len(v) for m, v in sorted(manifests.items())}},
             "skipped_rows": []}
-    return _write_dir(out, pool, dict(sorted(manifests.items())), info, overwrite)
+    return write_corpus_dir(out, pool, dict(sorted(manifests.items())), info, overwrite)
 
 
 def show_twins(corpus: str | Path, n: int = 10, seed: int = 0) -> str:
@@ -533,7 +513,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--out", required=True, help="output directory (must be new or empty unless --force)")
     ap.add_argument("--limit", type=int, default=None, help="use only the first N source records")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--doses", default="1,3,5,7,9", help="comma-separated doses m")
+    ap.add_argument("--doses", default=",".join(map(str, DEFAULT_DOSES)), help="comma-separated doses m")
     ap.add_argument("--surface-twins", type=int, default=10, help="candidates per base for rename / reorder")
     ap.add_argument("--max-distractors", type=int, default=20, help="distractor candidates per base and size")
     ap.add_argument("--split", default="test", help="split of a dataset dir or hub dataset")
@@ -586,10 +566,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"wrote {args.out}")
             return 0
         args = _build_parser().parse_args(argv)
-        try:
-            doses = [int(d) for d in args.doses.split(",") if d.strip()]
-        except ValueError:
-            raise SuiteInputError(f"--doses must be comma-separated integers, got {args.doses!r}.") from None
+        doses = parse_doses(args.doses)
         t0 = time.perf_counter()
         out = build_corpus(args.suite, args.source, args.out, limit=args.limit, seed=args.seed, doses=doses,
                            surface_twins=args.surface_twins, max_distractors=args.max_distractors, split=args.split,

@@ -24,17 +24,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
-from dataclasses import dataclass, field, fields
+import shutil
+import tempfile
+from collections.abc import Iterable
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from causal_suite.errors import SuiteInputError
+from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.jsonl import iter_jsonl
 
 CORPUS_SCHEMA = 1
 METADATA_VERSION = 1
-FAMILIES = ("entity_rename", "sentence_reorder", "irrelevant_context", "identity")
+IDENTITY = "identity"  # the placebo twin family (§7 step 8): the base text unchanged
+TWIN_FAMILIES = ("entity_rename", "sentence_reorder", "irrelevant_context")  # the perturbing families (§3.1)
+FAMILIES = (*TWIN_FAMILIES, IDENTITY)
 
 
 @dataclass(frozen=True)
@@ -98,29 +104,57 @@ def _read_jsonl(path: Path, cls: type) -> list:
 
 
 def _required(cls: type, name: str) -> bool:
-    from dataclasses import MISSING
-
     f = cls.__dataclass_fields__[name]
     return f.default is MISSING and f.default_factory is MISSING
 
 
-def write_jsonl(path: Path, records: list) -> None:
-    """Write dataclass records atomically (temp file, then rename): nothing is half-written."""
+def _write_atomic(path: Path, chunks: Iterable[str]) -> None:
+    """Write text chunks to ``path`` through a temp file renamed into place: nothing is half-written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as fh:
-        for r in records:
-            row = {f.name: getattr(r, f.name) for f in fields(r)}  # shallow: asdict's deep copy is slow
-            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+        fh.writelines(chunks)
     tmp.replace(path)
+
+
+def _json_line(row: dict[str, Any]) -> str:
+    return json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def write_jsonl(path: Path, records: list) -> None:
+    """Write dataclass records atomically, one JSON object a line, keys sorted."""
+    # shallow rows: asdict's deep copy is slow
+    _write_atomic(path, (_json_line({f.name: getattr(r, f.name) for f in fields(r)}) for r in records))
 
 
 def write_json(path: Path, obj: Any) -> None:
     """Write a JSON document atomically, keys sorted (byte-identical for identical content)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    _write_atomic(path, [json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n"])
+
+
+def write_corpus_dir(
+    out: Path, pool: list[TextRecord], manifests: dict[int, list[PairRecord]], info: dict[str, Any], overwrite: bool
+) -> Path:
+    """Write a whole corpus (pool.jsonl, manifests/m{m}.jsonl, corpus.json) into a temporary sibling directory,
+    then rename it to ``out``: a failure never leaves a half-written corpus. An ``out`` that became non-empty
+    meanwhile is an error unless ``overwrite``."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        write_jsonl(tmp / "pool.jsonl", pool)
+        for m, rows in manifests.items():
+            write_jsonl(manifest_path(tmp, m), rows)
+        write_json(tmp / "corpus.json", info)
+        if out.exists():
+            if not overwrite and any(out.iterdir()):
+                raise SuiteInputError(f"output directory '{out}' appeared during the build; nothing was written.")
+            shutil.rmtree(out)
+        os.chmod(tmp, 0o755)
+        tmp.replace(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
 
 
 def read_pool(corpus: str | Path) -> list[TextRecord]:
@@ -197,11 +231,7 @@ def labeled_pairs(corpus: str | Path, dose: int) -> list[dict[str, Any]]:
 def write_labeled_pairs(corpus: str | Path, dose: int, path: str | Path) -> int:
     """Write ``labeled_pairs(corpus, dose)`` as JSONL (atomically); returns the row count."""
     rows = labeled_pairs(corpus, dose)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
-    tmp.replace(path)
+    _write_atomic(Path(path), map(_json_line, rows))
     return len(rows)
 
 
@@ -211,9 +241,7 @@ def read_labeled_pairs(path: str | Path, dose: int | None = None) -> list[dict[s
     The dose is the row's ``dose`` key, else ``dose``, else the ``_m{k}_`` of the file name (as upstream's
     loader stamps it). A distractor twin's injection size is its ``injection_size`` key, else its tag suffix.
     """
-    path = Path(path)
-    if not path.exists():
-        raise SuiteInputError(f"LabeledPair file '{path}' does not exist: check the path you passed.")
+    path = require_file(path, "LabeledPair file")
     name_dose = _DOSE_IN_NAME.search(path.name)
     rows = []
     for lineno, row in iter_jsonl(path):

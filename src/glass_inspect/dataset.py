@@ -21,7 +21,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from causal_suite.errors import SuiteInputError
 from glass_inspect.corpus import (
-    FAMILIES,
+    IDENTITY,
+    TWIN_FAMILIES,
     PairRecord,
     TextRecord,
     manifest_path,
@@ -30,9 +31,6 @@ from glass_inspect.corpus import (
     read_pool,
     sha256_file,
 )
-
-IDENTITY = "identity"
-TWIN_FAMILIES = tuple(f for f in FAMILIES if f != IDENTITY)
 
 
 @dataclass(frozen=True)

@@ -49,9 +49,9 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from glass_inspect.answers import answers_match, final_answer, normalize_answer
+from glass_inspect.corpus import IDENTITY
 
 FRAGILE_PI = 0.05
-IDENTITY = "identity"
 
 
 # ---------------------------------------------------------------- modal vote

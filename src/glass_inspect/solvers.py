@@ -11,20 +11,19 @@ sample's or epoch's cache entry.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from inspect_ai.model import CachePolicy
 from inspect_ai.model._generate_config import active_generate_config  # the run's resolved config (no public API)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from glass_inspect.operators import derive_seed
 from glass_inspect.prompts import render_prompt
 
 
 def draw_seed(run_seed: int | None, sample_id: str | int, epoch: int) -> int:
     """A 31-bit seed unique to (run seed, sample, epoch): reproducible, and distinct across twins and epochs."""
-    digest = hashlib.sha256(f"{run_seed or 0}|{sample_id}|{epoch}".encode()).hexdigest()
-    return int(digest[:8], 16) & 0x7FFFFFFF
+    return derive_seed(run_seed or 0, sample_id, epoch) >> 32  # the 63-bit derived seed cut to 31 bits
 
 
 def draw_config(sample_id: str | int, epoch: int) -> dict[str, Any]:
