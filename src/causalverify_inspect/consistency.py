@@ -202,7 +202,7 @@ def check_sign(s: Scenario) -> list[Finding]:
     if reads not in (None, sign):
         out.append(Finding(s.scenario_id, "sign", f"reference conclusion reads {reads}: {detail!r}"))
     lead = re.match(r"\s*([+\-\u2212]?)\s*\d", str(gt.get("main_effect", "")))
-    if lead and (lead.group(1) in "-\u2212" and lead.group(1)) and sign == "positive":
+    if lead and lead.group(1) in ("-", "\u2212") and sign == "positive":
         out.append(Finding(s.scenario_id, "sign", f"reference main_effect {gt['main_effect']!r} is negative"))
     if s.canonical is not None and (s.canonical.estimate > 0) != (s.true_effect > 0):
         out.append(Finding(s.scenario_id, "sign", f"canonical {s.canonical.estimate:g}, true effect {s.true_effect:g}"))

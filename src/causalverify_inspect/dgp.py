@@ -337,7 +337,7 @@ def _record(r: Realised, data_file: str, sha: str) -> dict:
         "data_file": data_file,
         "true_effect": r.true_effect,
         "direction": "positive" if r.true_effect > 0 else "negative",
-        "canonical": {"estimate": round(can.estimate, 6), "se": round(can.se, 6), "n": can.n, "spec": can.spec},
+        "canonical": {**can.to_dict(), "estimate": round(can.estimate, 6), "se": round(can.se, 6)},
         "ground_truth": r.texts["ground_truth"],
         "design": r.design,
         "rows": int(len(data)),

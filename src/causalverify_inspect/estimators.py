@@ -26,10 +26,9 @@ import pyfixest as pf
 import statsmodels.api as sm
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.scenarios import FAMILIES, REQUIRED_COLUMNS, CanonicalEstimate
+from causalverify_inspect.scenarios import (FAMILIES, UPSTREAM_RDD, CanonicalEstimate, iv_default_controls,
+                                            missing_columns)
 
-#: Upstream's RDD design (upstream doc §3.5): cutoff 0.5, treated at or above it, bandwidth 0.3.
-DEFAULT_RDD = {"cutoff": 0.5, "treated_side": "above", "bandwidth": 0.3}
 MIN_RDD_OBS = 30
 _NO_SSC = pf.ssc(k_adj=False, G_adj=False)
 
@@ -37,7 +36,7 @@ _NO_SSC = pf.ssc(k_adj=False, G_adj=False)
 def _check(data: pd.DataFrame, family: str) -> None:
     if family not in FAMILIES:
         raise SuiteInputError(f"Unknown design family {family!r}; expected one of {FAMILIES}.")
-    missing = [c for c in REQUIRED_COLUMNS[family] if c not in data.columns]
+    missing = missing_columns(data, family)
     if missing:
         raise SuiteInputError(f"{family} data lack the column(s) {missing} (they have {list(data.columns)}).")
     if data.empty:
@@ -88,8 +87,8 @@ def event_study_market_model(data: pd.DataFrame, event_day: int = 0) -> Canonica
 
 
 def iv_2sls(data: pd.DataFrame, controls: list[str] | None = None) -> CanonicalEstimate:
-    """2SLS ``y ~ 1 + controls | x ~ z``; HC0 SE. Controls default to every column besides y, x and z."""
-    controls = [c for c in data.columns if c not in ("y", "x", "z")] if controls is None else list(controls)
+    """2SLS ``y ~ 1 + controls | x ~ z``; HC0 SE. Controls default to :func:`iv_default_controls`."""
+    controls = iv_default_controls(data) if controls is None else list(controls)
     absent = [c for c in controls if c not in data.columns]
     if absent:
         raise SuiteInputError(f"IV data lack the control column(s) {absent} (they have {list(data.columns)}).")
@@ -147,5 +146,5 @@ def canonical_estimate(
         return event_study_market_model(data, int(design.get("event_day", 0)))
     if family == "IV":
         return iv_2sls(data, design.get("controls"))
-    rdd = {k: design.get(k, v) for k, v in DEFAULT_RDD.items()}
+    rdd = {k: design.get(k, v) for k, v in UPSTREAM_RDD.items()}
     return rdd_local_linear(data, float(rdd["cutoff"]), float(rdd["bandwidth"]), str(rdd["treated_side"]))

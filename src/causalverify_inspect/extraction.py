@@ -4,7 +4,7 @@
 block counts only if it looks like R (an assignment arrow or a call to ``library``/``read.csv``/``lm``...). Blocks
 tagged with another language never count.
 
-``extract_estimate`` reads stdout family-aware, in three tiers (the first tier with a hit wins, the first hit within
+``extract_estimate`` reads stdout family-aware, in four tiers (the first tier with a hit wins, the first hit within
 a tier wins):
 
 1. labelled lines: a family label (``Estimate:``, ``ATT =``, ``DID estimate:``, ``CAR[-1,+1]:``, ``2SLS estimate:``,
@@ -68,7 +68,7 @@ class Extracted:
 
 _LABELS = {
     "common": r"\bestimate\b|treatment effect|causal effect|effect|\batt\b|\bate\b|\blate\b",
-    "DID": r"\bdid\b|\bdid\b|diff(?:erence)?s?[- ]in[- ]diff|twfe|interaction",
+    "DID": r"\bdid\b|diff(?:erence)?s?[- ]in[- ]diff|twfe|interaction",
     "EVENT_STUDY": r"\bcaa?r\b|cumulative abnormal|abnormal return|\baar\b|\bar\b|post[- _]?event",
     "IV": r"2sls|\biv\b|second stage|instrumented",
     "RDD": r"\brdd?\b|discontinuity|jump|cutoff effect",
@@ -174,22 +174,27 @@ def has_numbers(stdout: str) -> bool:
     return _NUM_RE.search(stdout) is not None
 
 
+def reply_json_object(reply: str) -> dict | None:
+    """The JSON object in a model reply (from its first ``{`` to its last ``}``, so code fences and prose around it
+    are ignored), or None when there is no such object."""
+    start, end = reply.find("{"), reply.rfind("}")
+    if start < 0 or end < start:
+        return None
+    try:
+        doc = json.loads(reply[start: end + 1])
+    except json.JSONDecodeError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
 class ExtractorReplyError(ValueError):
     """The extractor's reply is not a JSON effect (a number or null)."""
 
 
 def parse_extractor_reply(reply: str) -> tuple[float | None, str]:
     """``(effect or None, rationale)`` from the extractor's JSON reply; raise ExtractorReplyError otherwise."""
-    text = reply.strip()
-    fenced = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.S | re.I)
-    if fenced:
-        text = fenced.group(1)
-    start, end = text.find("{"), text.rfind("}")
-    try:
-        doc = json.loads(text[start: end + 1]) if start >= 0 < end else None
-    except json.JSONDecodeError:
-        doc = None
-    if not isinstance(doc, dict) or "effect" not in doc:
+    doc = reply_json_object(reply)
+    if doc is None or "effect" not in doc:
         raise ExtractorReplyError(f"extractor reply is not a JSON object with 'effect': {reply[:200]!r}")
     effect, rationale = doc["effect"], str(doc.get("rationale", ""))
     if effect is None:

@@ -36,6 +36,9 @@ REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 RECORDS_FILE = "scenarios.json"
+#: Upstream's RDD design (upstream doc §3.5): cutoff 0.5, treated at or above it, bandwidth 0.3.
+UPSTREAM_RDD: dict[str, Any] = {"cutoff": 0.5, "treated_side": "above", "bandwidth": 0.3}
+
 UPSTREAM_SCENARIOS = Path("experiments/exp_b/scenarios")
 UPSTREAM_VERIFICATION = Path("audit/dgp_verification.json")
 
@@ -77,6 +80,16 @@ class Scenario:
         return read_scenario_csv(self.data_path, self.family, self.scenario_id)
 
 
+def missing_columns(data: pd.DataFrame, family: str) -> list[str]:
+    """The family's required columns (:data:`REQUIRED_COLUMNS`) that ``data`` lacks."""
+    return [c for c in REQUIRED_COLUMNS[family] if c not in data.columns]
+
+
+def iv_default_controls(data: pd.DataFrame) -> list[str]:
+    """Upstream's IV controls: every column besides ``y``, ``x`` and ``z``."""
+    return [c for c in data.columns if c not in REQUIRED_COLUMNS["IV"]]
+
+
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -92,7 +105,7 @@ def read_scenario_csv(path: Path, family: str, scenario_id: str) -> pd.DataFrame
         raise SuiteInputError(f"Scenario {scenario_id}: data file '{path}' is empty.") from None
     if data.empty:
         raise SuiteInputError(f"Scenario {scenario_id}: data file '{path}' has a header but no rows.")
-    missing = [c for c in REQUIRED_COLUMNS[family] if c not in data.columns]
+    missing = missing_columns(data, family)
     if missing:
         raise SuiteInputError(
             f"Scenario {scenario_id}: data file '{path}' lacks the {family} column(s) {missing} "
@@ -215,10 +228,10 @@ def _upstream_design(family: str, data: pd.DataFrame) -> dict:
             instrument="z",
             instrument_type="binary" if len(levels) == 2 else "continuous",
             endogenous="x",
-            controls=[c for c in data.columns if c not in ("y", "x", "z")],
+            controls=iv_default_controls(data),
         )
     else:
-        design.update(cutoff=0.5, treated_side="above", bandwidth=0.3)
+        design.update(UPSTREAM_RDD)
     return design
 
 

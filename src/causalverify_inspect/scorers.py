@@ -24,14 +24,16 @@ the sample unscored with the reason recorded.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
+import weakref
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, metric, Metric, SampleScore, scorer
 from inspect_ai.solver import TaskState
 
@@ -39,6 +41,7 @@ from causalverify_inspect.extraction import (ExtractorReplyError, Extracted, ext
                                              parse_extractor_reply)
 from causalverify_inspect.prompts import EXTRACTOR_SYSTEM, EXTRACTOR_USER, FAMILY_GUIDANCE
 from causalverify_inspect.sandbox import DOCKER_R_PACKAGES, without_sandbox_notes
+from causalverify_inspect.scenarios import FAMILIES, iv_default_controls
 from causalverify_inspect.solvers import CONFIDENCE_FIELDS, CONFIDENCE_KEY, RUN_KEY
 
 SWEEP = (0.10, 0.25, 0.50, 0.75, 1.00)
@@ -93,7 +96,7 @@ def relative_error(estimate: float, canonical: float, family: str, window: tuple
 def iv_stage_estimates(data_path: str) -> dict[str, float]:
     """First stage (x on z), reduced form (y on z) and naive OLS (y on x), with the other columns as controls."""
     data = pd.read_csv(data_path)
-    controls = [c for c in data.columns if c not in ("y", "x", "z")]
+    controls = iv_default_controls(data)
 
     def coef(dep: str, reg: str) -> float:
         fit = sm.OLS(data[dep], sm.add_constant(data[[reg, *controls]])).fit()
@@ -132,7 +135,11 @@ def _value(levels: dict[str, int], rel_error: float | None, failure: str | None,
     return value
 
 
-_EXTRACTOR_REPLIES: dict[tuple[int, str], str] = {}
+_EXTRACTOR_CALLS: weakref.WeakKeyDictionary[Model, dict[str, asyncio.Future[ModelOutput]]] = \
+    weakref.WeakKeyDictionary()
+"""The extractor call per model and prompt, shared by every sample that needs it (also while it is in flight, as
+when the epochs of a replayed sample score at once). Keyed by the model object itself: an ``id()`` can be reused by
+a later model once the first is collected, which would hand it the first model's replies."""
 
 
 class NoExtractorError(RuntimeError):
@@ -146,13 +153,14 @@ async def _ask_extractor(family: str, code: str, stdout: str) -> tuple[float | N
         raise NoExtractorError(str(exc)) from None
     prompt = EXTRACTOR_USER.format(family=family, guidance=FAMILY_GUIDANCE[family], code=code[:4000],
                                    stdout=stdout[:6000])
-    key = (id(extractor), prompt)
-    if key not in _EXTRACTOR_REPLIES:  # identical code + stdout (e.g. across epochs) is asked once
-        output = await extractor.generate(
+    calls = _EXTRACTOR_CALLS.setdefault(extractor, {})
+    call = calls.get(prompt)
+    if call is None or call.cancelled() or (call.done() and call.exception() is not None):  # ask (again)
+        call = calls[prompt] = asyncio.ensure_future(extractor.generate(
             [ChatMessageSystem(content=EXTRACTOR_SYSTEM), ChatMessageUser(content=prompt)],
-            config=GenerateConfig(temperature=0.0))
-        _EXTRACTOR_REPLIES[key] = output.completion
-    return parse_extractor_reply(_EXTRACTOR_REPLIES[key])
+            config=GenerateConfig(temperature=0.0)))
+    output = await asyncio.shield(call)  # one sample's cancellation does not cancel the shared call
+    return parse_extractor_reply(output.completion)
 
 
 def _confidence_values(state: TaskState) -> tuple[dict[str, float], str | None]:
@@ -249,7 +257,7 @@ def by_family() -> Metric:
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         out: dict[str, float] = {}
-        for fam in ("DID", "EVENT_STUDY", "IV", "RDD"):
+        for fam in FAMILIES:
             vals = [s.score.value for s in scores
                     if isinstance(s.score.value, dict) and (s.sample_metadata or {}).get("family") == fam]
             if vals:

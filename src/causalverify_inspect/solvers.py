@@ -8,7 +8,6 @@ model's three confidences under ``cv_confidence``.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 
@@ -17,7 +16,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import sandbox
 
 from causalverify_inspect.dataset import cached_response_path, read_cached_response
-from causalverify_inspect.extraction import extract_r_code
+from causalverify_inspect.extraction import extract_r_code, reply_json_object
 from causalverify_inspect.prompts import CALIBRATION_SYSTEM, CALIBRATION_USER
 from causalverify_inspect.sandbox import DOCKER_R_PACKAGES, NOTE_PREFIX
 
@@ -112,12 +111,8 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
 
 def parse_confidences(reply: str) -> dict[str, float] | None:
     """The three 0-1 confidences of a calibration reply, or None if the reply is not such a JSON object."""
-    match = re.search(r"\{.*\}", reply, re.S)
-    try:
-        doc = json.loads(match.group(0)) if match else None
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(doc, dict):
+    doc = reply_json_object(reply)
+    if doc is None:
         return None
     out = {}
     for key in CONFIDENCE_FIELDS:

@@ -96,6 +96,25 @@ async def test_extractor_number_is_used(monkeypatch, scripted):
     assert "-0.2" not in extractor.prompts[0]  # the canonical value is never shown
 
 
+async def test_extractor_is_asked_once_per_model_and_prompt(monkeypatch, scripted):
+    first, second = scripted('{"effect": -0.19, "rationale": "a"}'), scripted('{"effect": null, "rationale": "b"}')
+    for extractor in (first, first, second):
+        monkeypatch.setattr(scorers, "get_model", lambda *a, chosen=extractor, **k: chosen)
+        result = await score(make_state({"stdout": "cached 7 things\n"}))
+        assert result.metadata["source"] == ("extractor" if extractor is first else None)
+    assert len(first.prompts) == 1 and len(second.prompts) == 1  # repeat asked once; another model asked anew
+
+
+async def test_concurrent_identical_extractor_prompts_share_one_call(monkeypatch, scripted):
+    import asyncio
+
+    extractor = scripted('{"effect": -0.19, "rationale": "a"}')
+    monkeypatch.setattr(scorers, "get_model", lambda *a, **k: extractor)
+    results = await asyncio.gather(*(score(make_state({"stdout": "epochs 5 alike\n"})) for _ in range(3)))
+    assert [r.metadata["source"] for r in results] == ["extractor"] * 3
+    assert len(extractor.prompts) == 1
+
+
 async def test_extractor_null_is_no_estimate(monkeypatch, scripted):
     monkeypatch.setattr(scorers, "get_model", lambda *a, **k: scripted('{"effect": null, "rationale": "none"}'))
     result = await score(make_state({"stdout": "BP = 0.8\n"}))
