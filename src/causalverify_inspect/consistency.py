@@ -202,8 +202,9 @@ def check_sign(s: Scenario) -> list[Finding]:
     if reads not in (None, sign):
         out.append(Finding(s.scenario_id, "sign", f"reference conclusion reads {reads}: {detail!r}"))
     lead = re.match(r"\s*([+\-\u2212]?)\s*\d", str(gt.get("main_effect", "")))
-    if lead and lead.group(1) in ("-", "\u2212") and sign == "positive":
-        out.append(Finding(s.scenario_id, "sign", f"reference main_effect {gt['main_effect']!r} is negative"))
+    stated = {"-": "negative", "\u2212": "negative", "+": "positive"}.get(lead.group(1)) if lead else None
+    if stated not in (None, sign):  # an unsigned figure ("~30% decline") states no sign
+        out.append(Finding(s.scenario_id, "sign", f"reference main_effect {gt['main_effect']!r} is {stated}"))
     if s.canonical is not None and (s.canonical.estimate > 0) != (s.true_effect > 0):
         out.append(Finding(s.scenario_id, "sign", f"canonical {s.canonical.estimate:g}, true effect {s.true_effect:g}"))
     return out

@@ -103,6 +103,19 @@ def test_flipped_signs(builtin):
     assert _checks(wrong_canonical) == {"sign": 1}
 
 
+def test_signed_main_effect_must_match_in_both_directions(builtin):
+    positive = builtin["did_easy_01"]
+    negative = next(s for s in builtin.values() if s.true_effect < 0)
+
+    def with_main_effect(s, text):
+        return dataclasses.replace(s, ground_truth={**s.ground_truth, "main_effect": text})
+
+    assert _checks(with_main_effect(positive, "-0.3 log points")) == {"sign": 1}
+    assert _checks(with_main_effect(negative, "+0.3 log points")) == {"sign": 1}
+    assert _checks(with_main_effect(negative, "\u22120.3 log points")) == Counter()
+    assert _checks(with_main_effect(negative, "0.3 log points fewer")) == Counter()  # unsigned: no claim
+
+
 def test_audit_or_raise_lists_findings(builtin):
     bad = dataclasses.replace(builtin["did_easy_02"], direction="positive")
     assert bad.true_effect < 0
