@@ -15,47 +15,48 @@ import numpy as np
 import pandas as pd
 
 from .estimands import fit_complexity_regression, predict_complexity_regression
-from .featurizers import surface_features
+from .featurizers import surface_matrix
 
-BaselineFn = Callable[[pd.DataFrame, pd.DataFrame, str, int], "np.ndarray | None"]
-
-
-def _one_dimensional(column: Callable[[pd.DataFrame], np.ndarray]) -> BaselineFn:
-    def fit_predict(train: pd.DataFrame, test: pd.DataFrame, target: str, seed: int) -> np.ndarray | None:
-        x = column(train)
-        if np.isnan(x).any() or np.std(x) == 0:
-            return None
-        params = fit_complexity_regression(train[target].to_numpy(), x, degree=2)
-        return predict_complexity_regression(params, column(test))
-
-    return fit_predict
+Features = Callable[[pd.DataFrame], np.ndarray]  # job frame -> (n_jobs, d) inputs
+FitPredict = Callable[[np.ndarray, np.ndarray, np.ndarray, int], "np.ndarray | None"]  # (x, y, x_test, seed)
 
 
-def surface_gbt(train: pd.DataFrame, test: pd.DataFrame, target: str, seed: int) -> np.ndarray:
+def _quadratic(x: np.ndarray, y: np.ndarray, x_test: np.ndarray, seed: int) -> np.ndarray | None:
+    """Quadratic least squares on one input; None when that input is missing or constant on the fit rows."""
+    x, x_test = x[:, 0], x_test[:, 0]
+    if np.isnan(x).any() or np.std(x) == 0:
+        return None
+    return predict_complexity_regression(fit_complexity_regression(y, x, degree=2), x_test)
+
+
+def _gbt(x: np.ndarray, y: np.ndarray, x_test: np.ndarray, seed: int) -> np.ndarray:
     from sklearn.ensemble import GradientBoostingRegressor
 
-    def feats(frame: pd.DataFrame) -> np.ndarray:
-        return np.array([surface_features(t) for t in frame["base_text"]], dtype=float)
-
     model = GradientBoostingRegressor(n_estimators=150, max_depth=3, learning_rate=0.05, subsample=0.8, random_state=seed)
-    model.fit(feats(train), train[target].to_numpy())
-    return model.predict(feats(test))
+    return model.fit(x, y).predict(x_test)
 
 
-BASELINES: dict[str, BaselineFn] = {
-    "surface_gbt": surface_gbt,
-    "complexity": _one_dimensional(lambda f: f["C"].to_numpy(dtype=float)),
-    "text_length": _one_dimensional(lambda f: f["base_text"].str.len().to_numpy(dtype=float)),
-    "base_y": _one_dimensional(lambda f: f["y_base_epoch_mean"].to_numpy(dtype=float)),
+def _column(values: Callable[[pd.DataFrame], pd.Series]) -> Features:
+    return lambda frame: values(frame).to_numpy(dtype=float)[:, None]
+
+
+BASELINES: dict[str, tuple[Features, FitPredict]] = {
+    "surface_gbt": (lambda frame: surface_matrix(frame["base_text"]), _gbt),
+    "complexity": (_column(lambda f: f["C"]), _quadratic),
+    "text_length": (_column(lambda f: f["base_text"].str.len()), _quadratic),
+    "base_y": (_column(lambda f: f["y_base_epoch_mean"]), _quadratic),
 }
 
 
 def run_baselines(train: pd.DataFrame, test: pd.DataFrame, targets: list[str], seed: int) -> dict[str, dict[str, np.ndarray | None]]:
-    """{baseline: {target: test predictions or None when the baseline's input is unavailable}}."""
+    """{baseline: {target: test predictions or None when the baseline's input is unavailable}}; each baseline's
+    inputs are computed once and shared by the targets, each target fitted on the training jobs where it is defined."""
     out: dict[str, dict[str, np.ndarray | None]] = {}
-    for name, fn in BASELINES.items():
+    for name, (features, fit_predict) in BASELINES.items():
+        x, x_test = features(train), features(test)
         out[name] = {}
         for target in targets:
-            fit_rows = train[train[target].notna()]
-            out[name][target] = fn(fit_rows, test, target, seed) if len(fit_rows) >= 3 else None
+            keep = train[target].notna().to_numpy()
+            y = train[target].to_numpy(dtype=float)[keep]
+            out[name][target] = fit_predict(x[keep], y, x_test, seed) if keep.sum() >= 3 else None
     return out

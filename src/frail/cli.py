@@ -85,8 +85,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     import numpy as np
 
     _require_torch()
-    from .evaluation import spearman
-    from .models.pi import FrailPi, dose_response_from_p, pi_from_p
+    from .estimands import spearman
+    from .evaluation import predict_targets
+    from .models.pi import FrailPi
     from .report import load_dataset
     from .splits import make_split, refuse_overlap
 
@@ -98,9 +99,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if model.doses != data.doses:
         raise SuiteInputError(f"model '{args.model}' was trained on doses {model.doses}, the pairs have {data.doses}.")
     jobs = data.jobs.loc[test]
-    p = model.predict_p(featurizer.transform(jobs["base_text"].tolist()))
-    pi_hat = pi_from_p(p, data.composition.loc[test].to_numpy())
-    a_hat, b_hat = dose_response_from_p(p, data.doses, data.m_bar)
+    _, pi_hat, a_hat, b_hat = predict_targets(model, featurizer.transform(jobs["base_text"].tolist()),
+                                              data.composition.loc[test].to_numpy(), data.m_bar)
     result = {"seed": args.seed, "n_test_solvable": len(test),
               "spearman": {"pi": spearman(pi_hat, jobs["pi"]), "a": spearman(a_hat, jobs["a"]),
                            "b": spearman(b_hat, jobs["b"].to_numpy(dtype=float))},
@@ -130,11 +130,9 @@ def cmd_transfer(args: argparse.Namespace) -> int:
     results = solver_transfer(datasets, args.featurizer, args.seed, config)
     text = json.dumps({"featurizer": args.featurizer, "seed": args.seed, "transfer": results}, indent=1)
     if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out)
+        from causal_suite.files import write_text_atomic
+
+        write_text_atomic(args.out, text)
     print(text)
     return 0
 

@@ -13,6 +13,7 @@ against B's CRD (π residualised on C, cross-fitted on the same folds). The diag
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -20,8 +21,8 @@ import pandas as pd
 
 from causal_suite.errors import SuiteInputError
 
-from .estimands import cross_fitted_residual
-from .evaluation import Dataset, dose_counts, spearman
+from .estimands import crd_residuals, spearman
+from .evaluation import Dataset, dose_counts
 from .featurizers import make_featurizer
 from .models.pi import FrailPi, PiConfig, pi_from_p
 from .splits import dataset_fingerprint, make_split
@@ -92,11 +93,12 @@ def solver_transfer(datasets: dict[str, Dataset], featurizer: str = "tfidf_svd",
     feat = make_featurizer(featurizer, seed=seed)
     feat.fit([texts[row_of[b]] for b in ids["train"]])
     x = feat.transform(texts)
+    seed_config = replace(config or PiConfig(), seed=seed)
     results = []
     for train_name, train_data in datasets.items():
         solvable = set(train_data.jobs.index[train_data.jobs["solvable"]])
         fold_ids = {r: [b for b in ids[r] if b in solvable] for r in ("train", "val")}
-        model = FrailPi(x.shape[1], train_data.doses, PiConfig(**{**(config or PiConfig()).__dict__, "seed": seed}))
+        model = FrailPi(x.shape[1], train_data.doses, seed_config)
         model.fit(x, dose_counts(train_data.obs, fold_ids["train"], row_of), dose_counts(train_data.obs, fold_ids["val"], row_of))
         for test_name, test_data in datasets.items():
             results.append({"train": train_name, "test": test_name,
@@ -113,8 +115,7 @@ def _score_on(model: FrailPi, x: np.ndarray, row_of: dict[str, int], data: Datas
     solv = jobs.loc[solv_ids]
     folds = np.array([split.fold_of[b] for b in solv_ids])
     c = solv["C"].to_numpy(dtype=float)
-    crd_target, _ = cross_fitted_residual(solv["pi"].to_numpy(), c, folds)
-    crd_pred, _ = cross_fitted_residual(pi_hat, c, folds)
+    crd_target, crd_pred = crd_residuals(solv["pi"].to_numpy(), pi_hat, c, folds)
     test = pd.Index(solv_ids).isin(test_ids)
     return {"n_test_solvable": int(test.sum()),
             "ccd_spearman": spearman(pi_hat[test], solv.loc[test, "pi"].to_numpy()),

@@ -191,6 +191,7 @@ class HFFrozen(HFEncoderFeaturizer):
     """Mean-pooled embeddings of a frozen encoder (no weights trained)."""
 
     trainable = False
+    fit_learns = False
 
 
 @register_featurizer("hf_finetune")

@@ -41,6 +41,7 @@ def observations_frame(rows: list[PairObservation], include_identity: bool = Fal
             "y_base": [r.y_base for r in rows],
             "y_twin": [r.y_twin for r in rows],
             "base_text": [r.base_text for r in rows],
+            "twin_text": [r.twin_text for r in rows],
             "y_base_epoch_mean": [np.nan if r.y_base_epoch_mean is None else r.y_base_epoch_mean for r in rows],
         }
     )
@@ -150,12 +151,30 @@ def cross_fitted_residual(q: np.ndarray, c: np.ndarray, folds: np.ndarray, degre
     return q - fitted, fitted
 
 
+def crd_residuals(pi: np.ndarray, pi_hat: np.ndarray, c: np.ndarray, folds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(measured D⊥, predicted D⊥): π and π̂ each residualised on C, cross-fitted on the same folds."""
+    target, _ = cross_fitted_residual(pi, c, folds)
+    pred, _ = cross_fitted_residual(pi_hat, c, folds)
+    return target, pred
+
+
 def pearson(x: np.ndarray, y: np.ndarray) -> float | None:
     """Pearson correlation, or None when either side is constant or fewer than three points."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if len(x) < 3 or np.std(x) == 0 or np.std(y) == 0:
         return None
     return float(np.corrcoef(x, y)[0, 1])
+
+
+def spearman(pred: np.ndarray, target: np.ndarray) -> float | None:
+    """Spearman ρ over the finite pairs, or None when fewer than three or either side is constant."""
+    from scipy import stats
+
+    pred, target = np.asarray(pred, dtype=float), np.asarray(target, dtype=float)
+    keep = np.isfinite(pred) & np.isfinite(target)
+    if keep.sum() < 3 or np.ptp(pred[keep]) == 0 or np.ptp(target[keep]) == 0:
+        return None
+    return float(stats.spearmanr(pred[keep], target[keep]).statistic)
 
 
 def orthogonality_diagnostics(target: np.ndarray, pred: np.ndarray, c: np.ndarray) -> dict[str, float | None]:

@@ -8,30 +8,20 @@ featurizes like a frozen one.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .baselines import run_baselines
-from .estimands import cross_fitted_residual, orthogonality_diagnostics
+from .estimands import crd_residuals, orthogonality_diagnostics, spearman
 from .featurizers import make_featurizer
 from .models.pi import DoseCounts, FrailPi, PiConfig, Progress, dose_response_from_p, pi_from_p
 from .splits import Split
 
 TARGETS = ("pi", "a", "b")
 MIN_TEST_SOLVABLE = 3
-
-
-def spearman(pred: np.ndarray, target: np.ndarray) -> float | None:
-    """Spearman ρ over the finite pairs, or None when fewer than three or either side is constant."""
-    pred, target = np.asarray(pred, dtype=float), np.asarray(target, dtype=float)
-    keep = np.isfinite(pred) & np.isfinite(target)
-    if keep.sum() < 3 or np.ptp(pred[keep]) == 0 or np.ptp(target[keep]) == 0:
-        return None
-    return float(stats.spearmanr(pred[keep], target[keep]).statistic)
 
 
 @dataclass
@@ -45,6 +35,7 @@ class Dataset:
     composition: pd.DataFrame
     fingerprint: str
     rows: list | None = None  # the pair rows as read, identity twins included (for the identity-twin floor)
+    fold_free_features: dict = field(default_factory=dict)  # (featurizer, options) -> (featurizer, x), filled once
 
 
 @dataclass
@@ -76,11 +67,34 @@ def dose_counts(obs: pd.DataFrame, ids: list[str], row_of: dict[str, int]) -> Do
     )
 
 
+def predict_targets(model: FrailPi, x: np.ndarray, composition: np.ndarray,
+                    m_bar: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """p(J, m) at the model's design doses for each row of ``x``, and the closed-form π̂ (over the jobs' dose
+    ``composition``), â and b̂ read off it: (p, π̂, â, b̂)."""
+    p = model.predict_p(x)
+    a_hat, b_hat = dose_response_from_p(p, model.doses, m_bar)
+    return p, pi_from_p(p, composition), a_hat, b_hat
+
+
 def _any_break_probability(p: np.ndarray, obs: pd.DataFrame, ids: list[str], doses: list[int]) -> np.ndarray:
     """Budget-K worst case from p: 1 - Π_m (1 - p(J, m))^{n_m(J)}, K = the job's own twins at each dose."""
     counts = obs[obs["base_id"].isin(set(ids))].groupby(["base_id", "dose"]).size().unstack(fill_value=0)
     counts = counts.reindex(index=ids, columns=doses, fill_value=0).to_numpy()
     return 1.0 - np.prod((1.0 - p) ** counts, axis=1)
+
+
+def _frozen_features(data: Dataset, feat: Any, options: dict[str, Any] | None,
+                     train_texts: pd.Series) -> tuple[Any, np.ndarray]:
+    """(featurizer, features of every job) fitted on the training fold; a featurizer whose fit learns nothing
+    (``fit_learns = False``: hashing, a frozen encoder) is fitted and applied once per dataset, not once per seed."""
+    key = (feat.name, tuple(sorted((options or {}).items())))
+    if not feat.fit_learns and key in data.fold_free_features:
+        return data.fold_free_features[key]
+    feat.fit(train_texts.tolist())
+    x = feat.transform(data.jobs["base_text"].tolist())
+    if not feat.fit_learns:
+        data.fold_free_features[key] = (feat, x)
+    return feat, x
 
 
 def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, progress: Progress | None = None,
@@ -107,7 +121,7 @@ def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, pro
     texts = jobs["base_text"].tolist()
     row_of = {b: i for i, b in enumerate(jobs.index)}
     counts = {r: dose_counts(obs, ids[r], row_of) for r in ("train", "val")}
-    seed_config = PiConfig(**{**config.__dict__, "seed": split.seed})
+    seed_config = replace(config, seed=split.seed)
     if feat.trainable:
         from .models.pi_encoder import fit_pi_with_encoder
 
@@ -116,16 +130,14 @@ def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, pro
         result.epoch_seconds = float(np.mean(model.epoch_seconds)) if model.epoch_seconds else None
         x = feat.transform(texts)
     else:
-        feat.fit(jobs.loc[list(jobs.index[(roles == "train").to_numpy()]), "base_text"].tolist())
-        x = feat.transform(texts)
+        feat, x = _frozen_features(data, feat, featurizer_options, jobs.loc[(roles == "train").to_numpy(), "base_text"])
         model = FrailPi(x.shape[1], data.doses, seed_config)
         model.fit(x, counts["train"], counts["val"], progress)
     result.epochs, result.model, result.featurizer = len(model.history), model, feat
 
     solv_ids = list(jobs.index[solvable.to_numpy()])
-    p_all = model.predict_p(x[[row_of[b] for b in solv_ids]])
-    pi_hat = pi_from_p(p_all, data.composition.loc[solv_ids].to_numpy())
-    a_hat, b_hat = dose_response_from_p(p_all, data.doses, data.m_bar)
+    p_all, pi_hat, a_hat, b_hat = predict_targets(model, x[[row_of[b] for b in solv_ids]],
+                                                  data.composition.loc[solv_ids].to_numpy(), data.m_bar)
     pred = pd.DataFrame({"pi": pi_hat, "a": a_hat, "b": b_hat}, index=solv_ids)
     solv = jobs.loc[solv_ids]
     test = solv.index.isin(ids["test"])
@@ -142,8 +154,7 @@ def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, pro
 
     folds = np.array([split.fold_of[b] for b in solv_ids])
     c = solv["C"].to_numpy(dtype=float)
-    crd_target, _ = cross_fitted_residual(solv["pi"].to_numpy(), c, folds)
-    crd_pred, _ = cross_fitted_residual(pi_hat, c, folds)
+    crd_target, crd_pred = crd_residuals(solv["pi"].to_numpy(), pi_hat, c, folds)
     result.crd = {"spearman_frail_pi": spearman(crd_pred[test], crd_target[test])}
     result.orthogonality = {
         "pi": orthogonality_diagnostics(solv.loc[test, "pi"], pi_hat[test], c[test]),

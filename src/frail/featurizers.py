@@ -27,6 +27,7 @@ class Featurizer:
 
     name = "featurizer"
     trainable = False
+    fit_learns = True  # False: fit() learns nothing from the texts, so the features are the same for every fold
 
     def fit(self, texts: list[str]) -> "Featurizer":
         return self
@@ -132,6 +133,11 @@ def surface_features(text: str) -> list[float]:
     ]
 
 
+def surface_matrix(texts: list[str]) -> np.ndarray:
+    """``surface_features`` of each text, one row per text."""
+    return np.array([surface_features(t) for t in texts], dtype=float)
+
+
 @register_featurizer("surface")
 class Surface(_Standardised):
     """The surface statistics of ``surface_features``, standardised."""
@@ -140,16 +146,18 @@ class Surface(_Standardised):
         self.seed = seed
 
     def fit(self, texts: list[str]) -> "Surface":
-        self._standardise_fit(np.array([surface_features(t) for t in texts], dtype=float))
+        self._standardise_fit(surface_matrix(texts))
         return self
 
     def transform(self, texts: list[str]) -> np.ndarray:
-        return self._standardise(np.array([surface_features(t) for t in texts], dtype=float))
+        return self._standardise(surface_matrix(texts))
 
 
 @register_featurizer("hashing")
 class Hashing(Featurizer):
     """Hashed word 1-2-grams (unsigned counts), L2-normalised; there is no vocabulary to fit."""
+
+    fit_learns = False
 
     def __init__(self, seed: int = 0, dim: int = 1024):
         self.seed, self.dim = seed, dim

@@ -17,6 +17,8 @@ from typing import Any, Iterable
 from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.jsonl import iter_jsonl
 
+from causal_suite.files import write_text_atomic
+
 _SUFFIX = re.compile(r"^(?P<family>.+?)_m(?P<dose>\d+)$")
 _FILE_DOSE = re.compile(r"_m(\d+)(?=[_.])")
 
@@ -88,14 +90,11 @@ def write_pairs(path: str | Path, rows: list[PairObservation]) -> None:
     by_job: dict[str, list[float]] = {}
     for r in rows:
         by_job.setdefault(r.base_id, []).append(r.delta)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for r in rows:
-            deltas = by_job[r.base_id]
-            fh.write(json.dumps(r.to_labeled_pair(sum(deltas) / len(deltas), max(deltas)), ensure_ascii=False) + "\n")
-    tmp.replace(out)
+    lines = []
+    for r in rows:
+        deltas = by_job[r.base_id]
+        lines.append(json.dumps(r.to_labeled_pair(sum(deltas) / len(deltas), max(deltas)), ensure_ascii=False) + "\n")
+    write_text_atomic(path, "".join(lines))
 
 
 def _dose_of(raw: dict[str, Any], path: Path, lineno: int) -> tuple[str, int]:

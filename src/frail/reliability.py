@@ -22,8 +22,7 @@ from scipy import optimize, stats
 
 from causal_suite.errors import SuiteInputError
 
-from .estimands import IDENTITY, observations_frame
-from .evaluation import spearman
+from .estimands import IDENTITY, observations_frame, spearman
 from .pairs import PairObservation
 
 

@@ -26,6 +26,7 @@ from causal_suite.errors import SuiteInputError
 from .curation import curation_block
 from .estimands import design_dose_centre, dose_composition, job_targets, observations_frame
 from .evaluation import TARGETS, Dataset, SeedResult, run_seed
+from causal_suite.files import write_text_atomic
 from .models.pi import PiConfig
 from .pairs import read_pair_files
 from .reliability import ceiling_block
@@ -216,21 +217,12 @@ def _plots(out: Path, result: SeedResult, data: Dataset) -> list[str]:
     return ["pi_scatter.png", "dose_response.png", "orthogonality.png"]
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-
-
 def _dump_predictions(out: Path, result: SeedResult, doses: list[int]) -> None:
     """The seed's test-fold predictions with p(J, m) per design dose (columns ``p_m{m}``), written atomically."""
     frame = result.predictions.copy()
     for j, m in enumerate(doses):
         frame[f"p_m{m}"] = result.p_test[:, j]
-    path = out / f"predictions_seed{result.seed}.csv"
-    tmp = path.with_name(path.name + ".tmp")
-    frame.to_csv(tmp, index=False)
-    tmp.replace(path)
+    write_text_atomic(out / f"predictions_seed{result.seed}.csv", frame.to_csv(index=False))
 
 
 def run_report(
@@ -289,6 +281,6 @@ def run_report(
             summary["plots"] = _plots(out, done[0], data)
     summary["wall_seconds"] = time.perf_counter() - start
     summary["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    _write_atomic(out / "summary.json", json.dumps(summary, indent=1))
-    _write_atomic(out / "report.md", _markdown(summary))
+    write_text_atomic(out / "summary.json", json.dumps(summary, indent=1))
+    write_text_atomic(out / "report.md", _markdown(summary))
     return summary

@@ -17,6 +17,8 @@ from typing import Any, Iterable
 
 from causal_suite.errors import SuiteInputError, require_file
 
+from causal_suite.files import write_text_atomic
+
 N_FOLDS = 5
 SIDECAR_SUFFIX = ".split.json"
 
@@ -82,11 +84,7 @@ def write_sidecar(model_path: str | Path, split: Split, extra: dict[str, Any] | 
         "val_ids": split.ids("val"),
         **(extra or {}),
     }
-    path = sidecar_path(model_path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=1), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_text_atomic(sidecar_path(model_path), json.dumps(record, indent=1))
 
 
 def read_sidecar(model_path: str | Path) -> dict[str, Any]:

@@ -28,6 +28,8 @@ import numpy as np
 from scipy import stats
 from scipy.special import expit
 
+from .estimands import job_targets, observations_frame, spearman
+from causal_suite.files import write_text_atomic
 from .pairs import PairObservation, operator_with_dose, write_pairs
 
 DOMAINS = {  # (plain nouns, expert nouns): the i-th plain and the i-th expert noun have the same length
@@ -253,14 +255,9 @@ def generate_bernoulli(
     return rows, truth
 
 
-def _spearman(x: Any, y: Any) -> float:
-    return float(stats.spearmanr(x, y).statistic)
-
-
-def mechanism_checks(rows: list[PairObservation], truth: list[dict[str, Any]]) -> dict[str, float]:
-    """What the generator promises, measured: the calibration, length independence, and recovery of the truth."""
-    from .estimands import job_targets, observations_frame
-
+def mechanism_checks(rows: list[PairObservation], truth: list[dict[str, Any]]) -> dict[str, float | None]:
+    """What the generator promises, measured: the calibration, length independence, and recovery of the truth
+    (Spearman ρ; None where a side is constant)."""
     jobs = job_targets(observations_frame(rows))
     t = {r["base_id"]: r for r in truth}
     ids = list(jobs.index)
@@ -270,27 +267,27 @@ def mechanism_checks(rows: list[PairObservation], truth: list[dict[str, Any]]) -
     out = {
         "n_jobs": len(ids),
         "n_pairs": len(rows),
-        "spearman_length_C": _spearman(length, c),
-        "spearman_length_E": _spearman(length, e),
+        "spearman_length_C": spearman(length, c),
+        "spearman_length_E": spearman(length, e),
     }
     if "tau" in truth[0]:
         d_avg = jobs["d_avg"].to_numpy()
         perp = np.array([t[b]["d_perp_oracle"] for b in ids])
         out.update(
-            spearman_davg_C=_spearman(d_avg, c),
-            spearman_davg_E=_spearman(d_avg, e),
-            spearman_oracle_dperp_C=_spearman(perp, c),
-            spearman_oracle_dperp_E=_spearman(perp, e),
+            spearman_davg_C=spearman(d_avg, c),
+            spearman_davg_E=spearman(d_avg, e),
+            spearman_oracle_dperp_C=spearman(perp, c),
+            spearman_oracle_dperp_E=spearman(perp, e),
         )
     else:
         solvable = jobs["solvable"].to_numpy()
         true_pi = np.array([t[b]["pi"] for b in ids])
         out.update(
             solvable_fraction=float(solvable.mean()),
-            spearman_measured_pi_true_pi=_spearman(jobs["pi"][solvable], true_pi[solvable]),
-            spearman_measured_b_true_b=_spearman(jobs["b"][solvable], np.array([t[b]["b"] for b in ids])[solvable]),
-            spearman_true_pi_C=_spearman(true_pi, c),
-            spearman_true_pi_E=_spearman(true_pi, e),
+            spearman_measured_pi_true_pi=spearman(jobs["pi"][solvable], true_pi[solvable]),
+            spearman_measured_b_true_b=spearman(jobs["b"][solvable], np.array([t[b]["b"] for b in ids])[solvable]),
+            spearman_true_pi_C=spearman(true_pi, c),
+            spearman_true_pi_E=spearman(true_pi, e),
         )
     return out
 
@@ -313,15 +310,12 @@ def truth_path(pairs_path: str | Path) -> Path:
     return p.with_name(p.stem + ".truth.jsonl")
 
 
-def write_synth(out: str | Path, variant: str, n_jobs: int, seed: int, twins_per_dose: int = 5) -> dict[str, float]:
+def write_synth(out: str | Path, variant: str, n_jobs: int, seed: int, twins_per_dose: int = 5) -> dict[str, float | None]:
     """Generate a Synth-CD set, write the pairs and the truth file beside them, return the mechanism checks."""
     if variant == "continuous":
         rows, truth = generate_continuous(n_jobs, seed)
     else:
         rows, truth = generate_bernoulli(n_jobs, twins_per_dose, seed)
     write_pairs(out, rows)
-    tp = truth_path(out)
-    tmp = tp.with_name(tp.name + ".tmp")
-    tmp.write_text("".join(json.dumps(r) + "\n" for r in truth), encoding="utf-8")
-    tmp.replace(tp)
+    write_text_atomic(truth_path(out), "".join(json.dumps(r) + "\n" for r in truth))
     return mechanism_checks(rows, truth)

@@ -15,33 +15,19 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from causal_suite.errors import SuiteInputError
-
 from .baselines import run_baselines
-from .estimands import IDENTITY, job_targets, observations_frame
-from .evaluation import spearman
+from .estimands import job_targets, observations_frame, spearman
+from causal_suite.files import write_text_atomic
 from .featurizers import available_featurizers, make_featurizer
 from .models.tau import FrailTau, TauConfig, TauData
 from .pairs import PairObservation
 from .splits import Split, dataset_fingerprint, make_split
-
-
-def tau_observations(rows: list[PairObservation]) -> pd.DataFrame:
-    """Non-identity observations with base and twin texts, Δ and C (U-CCD: every stratum, §2)."""
-    frame = pd.DataFrame(
-        {"base_id": [r.base_id for r in rows], "family": [r.family for r in rows],
-         "C": [r.complexity_score for r in rows], "base_text": [r.base_text for r in rows],
-         "twin_text": [r.twin_text for r in rows], "delta": [r.delta for r in rows]}
-    )
-    frame = frame[frame["family"] != IDENTITY].reset_index(drop=True)
-    if frame.empty:
-        raise SuiteInputError("the pairs hold no non-identity twins: Frail-τ has nothing to learn from.")
-    return frame
 
 
 def _tau_data(frame: pd.DataFrame, rows: np.ndarray, job_ids: list[str], features: dict[str, np.ndarray]) -> TauData:
@@ -60,7 +46,7 @@ def _tau_data(frame: pd.DataFrame, rows: np.ndarray, job_ids: list[str], feature
 def run_tau_seed(frame: pd.DataFrame, split: Split, featurizer: str = "tfidf_svd", config: TauConfig | None = None,
                  **featurizer_options: Any) -> tuple[pd.DataFrame, pd.DataFrame, FrailTau]:
     """Train on the training fold, early-stop on validation; test-fold predictions per job (contrast τ̂, ex-ante D̂)
-    and per observation (the test rows of ``frame`` with ``contrast_obs`` = Δ̂(J, T))."""
+    and per observation (the test rows of ``frame``, an ``observations_frame``, with ``contrast_obs`` = Δ̂(J, T))."""
     start = time.perf_counter()
     config = config or TauConfig()
     roles = frame["base_id"].map(split.role_of).to_numpy()
@@ -73,7 +59,7 @@ def run_tau_seed(frame: pd.DataFrame, split: Split, featurizer: str = "tfidf_svd
     for role in ("train", "val", "test"):
         rows = np.flatnonzero(roles == role)
         data[role] = _tau_data(frame, rows, sorted(frame["base_id"].iloc[rows].unique()), features)
-    model = FrailTau(len(next(iter(features.values()))), TauConfig(**{**config.__dict__, "seed": split.seed}))
+    model = FrailTau(len(next(iter(features.values()))), replace(config, seed=split.seed))
     model.fit(data["train"], data["val"])
     pred = model.predict(data["test"])
     test_ids = sorted(frame["base_id"][roles == "test"].unique())
@@ -111,8 +97,8 @@ def synth_mechanism_check(rows: list[PairObservation], truth: list[dict[str, Any
     fold's mean Δ per operator, read from the labels rather than the text) is the surface-only reference.
     ``job``: each job-level prediction against the true τ(J) (``spearman``) and the oracle D⊥ (``spearman_d_perp``).
     """
-    frame = tau_observations(rows)
-    jobs = job_targets(observations_frame(rows))
+    frame = observations_frame(rows)  # every stratum: Frail-τ targets U-CCD (§2)
+    jobs = job_targets(frame)
     t = pd.DataFrame(truth).set_index("base_id").reindex(jobs.index)
     fingerprint = dataset_fingerprint((r.base_id, r.twin_id, r.dose) for r in rows)
     per_seed = []
@@ -165,12 +151,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") 
         for method, cells in methods.items():
             print(f"  {method:20s} " + "  ".join(f"{k} {'n/a' if v is None else f'{v:.3f}'}" for k, v in cells.items()))
     if args.out:
-        from pathlib import Path
-
-        out = Path(args.out)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(json.dumps(result, indent=1), encoding="utf-8")
-        tmp.replace(out)
+        write_text_atomic(args.out, json.dumps(result, indent=1))
     return 0
 
 

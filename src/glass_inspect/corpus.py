@@ -28,12 +28,12 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.files import write_text_atomic
 from causal_suite.jsonl import iter_jsonl
 
 CORPUS_SCHEMA = 1
@@ -108,15 +108,6 @@ def _required(cls: type, name: str) -> bool:
     return f.default is MISSING and f.default_factory is MISSING
 
 
-def _write_atomic(path: Path, chunks: Iterable[str]) -> None:
-    """Write text chunks to ``path`` through a temp file renamed into place: nothing is half-written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.writelines(chunks)
-    tmp.replace(path)
-
-
 def _json_line(row: dict[str, Any]) -> str:
     return json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n"
 
@@ -124,12 +115,12 @@ def _json_line(row: dict[str, Any]) -> str:
 def write_jsonl(path: Path, records: list) -> None:
     """Write dataclass records atomically, one JSON object a line, keys sorted."""
     # shallow rows: asdict's deep copy is slow
-    _write_atomic(path, (_json_line({f.name: getattr(r, f.name) for f in fields(r)}) for r in records))
+    write_text_atomic(path, (_json_line({f.name: getattr(r, f.name) for f in fields(r)}) for r in records))
 
 
 def write_json(path: Path, obj: Any) -> None:
     """Write a JSON document atomically, keys sorted (byte-identical for identical content)."""
-    _write_atomic(path, [json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n"])
+    write_text_atomic(path, [json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n"])
 
 
 def write_corpus_dir(
@@ -231,7 +222,7 @@ def labeled_pairs(corpus: str | Path, dose: int) -> list[dict[str, Any]]:
 def write_labeled_pairs(corpus: str | Path, dose: int, path: str | Path) -> int:
     """Write ``labeled_pairs(corpus, dose)`` as JSONL (atomically); returns the row count."""
     rows = labeled_pairs(corpus, dose)
-    _write_atomic(Path(path), map(_json_line, rows))
+    write_text_atomic(Path(path), map(_json_line, rows))
     return len(rows)
 
 

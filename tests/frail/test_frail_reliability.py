@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from causal_suite.errors import SuiteInputError
-from frail.evaluation import spearman
+from frail.estimands import spearman
 from frail.pairs import PairObservation
 from frail.reliability import (
     ceiling_block,

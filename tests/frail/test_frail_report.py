@@ -70,6 +70,23 @@ def test_report_writes_summary_markdown_and_plots(synth_pairs, tmp_path, capsys)
     assert "refusing to score" in capsys.readouterr().err
 
 
+def test_fold_free_features_are_computed_once_per_dataset(synth_pairs):
+    """hashing learns nothing in fit: its features are shared by the seeds; tfidf_svd is refitted per training fold."""
+    from frail.evaluation import run_seed
+    from frail.models.pi import PiConfig
+    from frail.report import load_dataset
+    from frail.splits import make_split
+
+    data, config = load_dataset([synth_pairs]), PiConfig(max_epochs=3)
+    first, second = (run_seed(data, make_split(data.jobs.index, data.fingerprint, s), "hashing", config) for s in (0, 1))
+    assert second.featurizer is first.featurizer and len(data.fold_free_features) == 1
+    fresh = load_dataset([synth_pairs])  # no cache: the shared features give the same seed-1 result
+    alone = run_seed(fresh, make_split(fresh.jobs.index, fresh.fingerprint, 1), "hashing", config)
+    assert alone.spearman == second.spearman and alone.featurizer is not first.featurizer
+    tfidf = [run_seed(data, make_split(data.jobs.index, data.fingerprint, s), "tfidf_svd", config) for s in (0, 1)]
+    assert tfidf[0].featurizer is not tfidf[1].featurizer and len(data.fold_free_features) == 1
+
+
 def test_report_with_no_solvable_bases_says_so(tmp_path, capsys):
     rows, _ = generate_bernoulli(30, twins_per_dose=1, seed=0)
     for r in rows:

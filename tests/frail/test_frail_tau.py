@@ -5,14 +5,12 @@ import pytest
 import torch
 
 from causal_suite.errors import SuiteInputError
-from frail.evaluation import spearman
+from frail.estimands import observations_frame, spearman
 from frail.models.tau import FrailTau, TauConfig, TauData
 from frail.synth import generate_continuous
-from frail.tau_eval import synth_mechanism_check, tau_observations
+from frail.tau_eval import synth_mechanism_check
 
 DIM = 12
-
-
 
 
 def _pairs(n_jobs: int, seed: int, twins: int = 4) -> tuple[TauData, np.ndarray]:
@@ -79,7 +77,7 @@ def test_bad_input():
         rows, _ = generate_continuous(2, 0)
         for r in rows:
             r.family = "identity"
-        tau_observations(rows)
+        observations_frame(rows)
 
 
 def test_synth_mechanism_check_reports_every_method():

@@ -1,0 +1,19 @@
+"""Atomic text writes: every file the suite writes goes to a temp file beside its target and is renamed into
+place, so nothing is ever half-written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def write_text_atomic(path: str | Path, text: str | Iterable[str]) -> Path:
+    """Write ``text`` (a string or string chunks) to ``path`` via ``<path>.tmp`` and a rename, creating the
+    parent folders."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.writelines([text] if isinstance(text, str) else text)
+    tmp.replace(out)
+    return out
