@@ -4,7 +4,9 @@ the same folds as Frail-π:
 * ``surface_gbt``: gradient-boosted trees on the surface statistics of the base text;
 * ``complexity``: the declared complexity proxy C alone (quadratic least squares);
 * ``text_length``: the base text's character length alone (quadratic least squares);
-* ``base_y``: the measured base pass rate Ȳ(J) (fraction of epochs correct) where the data carry it.
+* ``base_y``: the measured base pass rate Ȳ(J) (fraction of epochs correct) where the data carry it;
+* ``probe_only`` (``text_probe`` protocol only, passed as an extra baseline): gradient-boosted trees on the base
+  probe features alone (``probes.py``), the columns ``probe_<feature>`` of the job frame.
 """
 
 from __future__ import annotations
@@ -48,11 +50,23 @@ BASELINES: dict[str, tuple[Features, FitPredict]] = {
 }
 
 
-def run_baselines(train: pd.DataFrame, test: pd.DataFrame, targets: list[str], seed: int) -> dict[str, dict[str, np.ndarray | None]]:
+PROBE_PREFIX = "probe_"
+
+
+def _probe_columns(frame: pd.DataFrame) -> np.ndarray:
+    return frame[[c for c in frame.columns if c.startswith(PROBE_PREFIX)]].to_numpy(dtype=float)
+
+
+PROBE_BASELINES: dict[str, tuple[Features, FitPredict]] = {"probe_only": (_probe_columns, _gbt)}
+
+
+def run_baselines(train: pd.DataFrame, test: pd.DataFrame, targets: list[str], seed: int,
+                  extra: dict[str, tuple[Features, FitPredict]] | None = None) -> dict[str, dict[str, np.ndarray | None]]:
     """{baseline: {target: test predictions or None when the baseline's input is unavailable}}; each baseline's
-    inputs are computed once and shared by the targets, each target fitted on the training jobs where it is defined."""
+    inputs are computed once and shared by the targets, each target fitted on the training jobs where it is defined.
+    ``extra`` adds baselines to ``BASELINES`` (e.g. ``PROBE_BASELINES`` under the text_probe protocol)."""
     out: dict[str, dict[str, np.ndarray | None]] = {}
-    for name, (features, fit_predict) in BASELINES.items():
+    for name, (features, fit_predict) in {**BASELINES, **(extra or {})}.items():
         x, x_test = features(train), features(test)
         out[name] = {}
         for target in targets:

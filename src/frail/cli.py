@@ -1,4 +1,5 @@
-"""The ``frail`` command: ``pairs`` (logs -> observations), ``synth`` (Synth-CD), ``report`` (Frail-π protocol),
+"""The ``frail`` command: ``pairs`` (logs -> observations), ``probes`` (logs or pairs -> base probes for the
+text_probe protocol), ``synth`` (Synth-CD), ``report`` (Frail-π protocol, ``--protocol text | text_probe | both``),
 ``evaluate`` (score a saved Frail-π on a test fold it has not seen), ``transfer`` (train on one solver's pairs, test
 on another's), ``tau`` (the Frail-τ mechanism check on continuous Synth-CD)."""
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from causal_suite.errors import SuiteInputError
 
-from .pairs import read_pairs, require_one_solver, write_pairs
+from .pairs import read_pair_files, read_pairs, require_one_solver, write_pairs
 
 
 def _split_list(values: list[str]) -> list[str]:
@@ -28,6 +29,23 @@ def cmd_pairs(args: argparse.Namespace) -> int:
         rows.extend(read_pairs(path))
     write_pairs(args.out, require_one_solver(rows))
     print(json.dumps({"out": args.out, "rows": len(rows), **counts}))
+    return 0
+
+
+def cmd_probes(args: argparse.Namespace) -> int:
+    from .probes import collect_probes_from_logs, probes_from_pairs, write_probes
+
+    upstream = [p for p in args.inputs if p.endswith(".jsonl")]
+    if upstream and len(upstream) != len(args.inputs):
+        raise SuiteInputError("pass either glass eval logs or pair .jsonl files to `frail probes`, not both: "
+                              "the two give different probe features.")
+    if upstream:
+        probes = probes_from_pairs(read_pair_files(upstream), upstream)
+    else:
+        probes = collect_probes_from_logs(args.inputs)
+    write_probes(args.out, probes)
+    print(json.dumps({"out": args.out, "solver": probes.solver, "bases": len(probes.probes),
+                      "n_samples": probes.n_samples, "features": probes.features, **probes.counts}))
     return 0
 
 
@@ -73,8 +91,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         microbatch=args.encoder_microbatch, max_epochs=args.encoder_max_epochs, patience=args.encoder_patience,
     )
     seeds = [int(s) for s in _split_list([args.seeds])]
+    probes = None
+    if args.probe_file:
+        from .probes import read_probes
+
+        probes = read_probes(args.probe_file)
     summary = run_report(_split_list(args.pairs), args.featurizer, seeds, args.out, config, args.save_models,
-                         not args.quiet, _featurizer_options(args), encoder_config, args.dump_predictions)
+                         not args.quiet, _featurizer_options(args), encoder_config, args.dump_predictions,
+                         args.protocol, probes)
     if summary["status"] != "ok":
         print(f"frail: {summary['message']}", file=sys.stderr)
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
@@ -88,7 +112,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from .estimands import spearman
     from .evaluation import predict_targets
     from .models.pi import FrailPi
-    from .report import load_dataset
+    from .probes import read_probes
+    from .report import load_dataset, probe_inputs
     from .splits import make_split, refuse_overlap
 
     data = load_dataset(_split_list(args.pairs))
@@ -98,10 +123,23 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     model, featurizer = FrailPi.load(args.model)
     if model.doses != data.doses:
         raise SuiteInputError(f"model '{args.model}' was trained on doses {model.doses}, the pairs have {data.doses}.")
+    if model.probe is not None and not args.probe_file:
+        raise SuiteInputError(f"model '{args.model}' was trained under the text_probe protocol: pass the base probes "
+                              "of the pairs' solver with --probe-file.")
+    if model.probe is None and args.probe_file:
+        raise SuiteInputError(f"model '{args.model}' was trained under the text protocol (problem statement only): "
+                              "it reads no --probe-file.")
     jobs = data.jobs.loc[test]
-    _, pi_hat, a_hat, b_hat = predict_targets(model, featurizer.transform(jobs["base_text"].tolist()),
-                                              data.composition.loc[test].to_numpy(), data.m_bar)
-    result = {"seed": args.seed, "n_test_solvable": len(test),
+    x = featurizer.transform(jobs["base_text"].tolist())
+    if model.probe is not None:
+        probes = read_probes(args.probe_file)
+        lacking = [f for f in model.probe.features if f not in probes.features]
+        if lacking:
+            raise SuiteInputError(f"probe file '{probes.path}' lacks the feature(s) {', '.join(lacking)} that model "
+                                  f"'{args.model}' was trained on.")
+        x = np.hstack([x, model.probe.transform(probe_inputs(probes, data).loc[test])])
+    _, pi_hat, a_hat, b_hat = predict_targets(model, x, data.composition.loc[test].to_numpy(), data.m_bar)
+    result = {"seed": args.seed, "protocol": model.protocol, "n_test_solvable": len(test),
               "spearman": {"pi": spearman(pi_hat, jobs["pi"]), "a": spearman(a_hat, jobs["a"]),
                            "b": spearman(b_hat, jobs["b"].to_numpy(dtype=float))},
               "mean_pi_hat": float(np.mean(pi_hat)) if len(test) else None}
@@ -154,6 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output pairs JSONL")
     p.set_defaults(func=cmd_pairs)
 
+    b = sub.add_parser("probes", help="glass eval logs (or pair files) -> base probes for --protocol text_probe")
+    b.add_argument("inputs", nargs="+", help="glass .eval/.json logs, or pair .jsonl files (accuracy only)")
+    b.add_argument("--out", required=True, help="output probe file (JSON, e.g. base_probes.json)")
+    b.set_defaults(func=cmd_probes)
+
     s = sub.add_parser("synth", help="generate a Synth-CD set with its ground truth (§3.5)")
     s.add_argument("--variant", choices=["bernoulli", "continuous"], default="bernoulli")
     s.add_argument("--n-jobs", type=int, default=500)
@@ -169,6 +212,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--featurizer", default="tfidf_svd", choices=available_featurizers())
     r.add_argument("--seeds", default="0,1,2")
     r.add_argument("--out", required=True, help="output directory")
+    r.add_argument("--protocol", choices=["text", "text_probe", "both"], default="text",
+                   help="text: problem statement only; text_probe: adds the base probes of --probe-file; "
+                        "both: each into OUT/text and OUT/text_probe, reported separately")
+    r.add_argument("--probe-file", help="base probes (`frail probes`) for --protocol text_probe / both")
     r.add_argument("--hidden", type=int, default=64)
     r.add_argument("--max-epochs", type=int, default=200)
     r.add_argument("--patience", type=int, default=20)
@@ -193,6 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--model", required=True)
     e.add_argument("--pairs", nargs="+", required=True)
     e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--probe-file", help="base probes, for a model saved under --protocol text_probe")
     e.set_defaults(func=cmd_evaluate)
 
     t = sub.add_parser("transfer", help="solver transfer: train Frail-π on one solver's pairs, test on each solver's")

@@ -3,6 +3,10 @@ early-stop on validation, predict the test fold, score Frail-π and every baseli
 CRD by cross-fitted residualisation on the same folds, with the orthogonality diagnostics. A trainable encoder
 featurizer (``hf_finetune``, ``hf_lora``) is trained jointly with the head (``models/pi_encoder.py``) and then
 featurizes like a frozen one.
+
+Under the ``text_probe`` protocol (§2, ``probes.py``) the caller passes the base probe features: Frail-π's input is
+the text features concatenated with the probe features standardised on the training fold, and the ``probe_only``
+baseline fits the probe features alone on the same folds. The ``text`` protocol passes none and never sees them.
 """
 
 from __future__ import annotations
@@ -14,10 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .baselines import run_baselines
+from causal_suite.errors import SuiteInputError
+
+from .baselines import PROBE_BASELINES, PROBE_PREFIX, run_baselines
 from .estimands import crd_residuals, orthogonality_diagnostics, spearman
 from .featurizers import make_featurizer
 from .models.pi import DoseCounts, FrailPi, PiConfig, Progress, dose_response_from_p, pi_from_p
+from .probes import ProbeStandardiser
 from .splits import Split
 
 TARGETS = ("pi", "a", "b")
@@ -53,6 +60,7 @@ class SeedResult:
     skipped: str | None = None
     model: FrailPi | None = None
     featurizer: Any = None
+    probe_standardiser: ProbeStandardiser | None = None  # text_probe: the training fold's probe standardiser
 
 
 def dose_counts(obs: pd.DataFrame, ids: list[str], row_of: dict[str, int]) -> DoseCounts:
@@ -97,12 +105,21 @@ def _frozen_features(data: Dataset, feat: Any, options: dict[str, Any] | None,
     return feat, x
 
 
+def require_frozen(feat: Any) -> None:
+    """The text_probe protocol appends the probe features to fixed text features: refuse a trainable featurizer."""
+    if feat.trainable:
+        raise SuiteInputError(f"the text_probe protocol takes a frozen featurizer; {feat.name!r} trains its encoder "
+                              "on the text alone.")
+
+
 def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, progress: Progress | None = None,
-             featurizer_options: dict[str, Any] | None = None, encoder_config: Any = None) -> SeedResult:
+             featurizer_options: dict[str, Any] | None = None, encoder_config: Any = None,
+             probes: pd.DataFrame | None = None) -> SeedResult:
     """Train and score one seed; a fold without enough solvable jobs gives a result with ``skipped`` set.
 
     ``featurizer_options`` go to the featurizer (e.g. ``encoder``, ``max_len``, ``device``); ``encoder_config``
-    (an ``EncoderTrainConfig``) is the joint-training recipe of a trainable featurizer.
+    (an ``EncoderTrainConfig``) is the joint-training recipe of a trainable featurizer. ``probes`` (text_probe
+    protocol): the raw probe features of every job, indexed by base id, one column per feature.
     """
     start = time.perf_counter()
     jobs, obs = data.jobs, data.obs
@@ -122,6 +139,8 @@ def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, pro
     row_of = {b: i for i, b in enumerate(jobs.index)}
     counts = {r: dose_counts(obs, ids[r], row_of) for r in ("train", "val")}
     seed_config = replace(config, seed=split.seed)
+    if probes is not None:
+        require_frozen(feat)
     if feat.trainable:
         from .models.pi_encoder import fit_pi_with_encoder
 
@@ -131,6 +150,9 @@ def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, pro
         x = feat.transform(texts)
     else:
         feat, x = _frozen_features(data, feat, featurizer_options, jobs.loc[(roles == "train").to_numpy(), "base_text"])
+        if probes is not None:
+            result.probe_standardiser = ProbeStandardiser.fit(probes.loc[jobs.index[(roles == "train").to_numpy()]])
+            x = np.hstack([x, result.probe_standardiser.transform(probes.loc[jobs.index])])
         model = FrailPi(x.shape[1], data.doses, seed_config)
         model.fit(x, counts["train"], counts["val"], progress)
     result.epochs, result.model, result.featurizer = len(model.history), model, feat
@@ -148,7 +170,9 @@ def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, pro
         _any_break_probability(p_test, obs, list(solv.index[test]), data.doses),
         (solv.loc[test, "n_breaks"] > 0).astype(float),
     )
-    baseline_preds = run_baselines(solv.loc[ids["train"]], solv.loc[test], list(TARGETS), split.seed)
+    frame = solv if probes is None else solv.join(probes.add_prefix(PROBE_PREFIX))
+    baseline_preds = run_baselines(frame.loc[ids["train"]], frame.loc[test], list(TARGETS), split.seed,
+                                   None if probes is None else PROBE_BASELINES)
     for name, by_target in baseline_preds.items():
         result.spearman[name] = {t: (None if v is None else spearman(v, solv.loc[test, t])) for t, v in by_target.items()}
 

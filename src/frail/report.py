@@ -7,6 +7,13 @@ for Frail-π and every baseline, the CRD Spearman, the orthogonality block, the 
 fragile jobs against random and oracle, ``curation.py``) and the reliability block (the π ceiling with raw and
 normalised ρ_S, and the identity-twin floor when the pairs hold identity twins, ``reliability.py``). A corpus with
 too few solvable bases yields a report that says so, with nulls rather than NaNs.
+
+Protocols (§2 "Two protocols, never merged"): ``text`` trains Frail-π on the problem statement only; ``text_probe``
+adds the base probes of a probe file (``probes.py``: statistics of repeated solver draws of the base prompt, a
+model-access claim) to Frail-π's input and adds the ``probe_only`` baseline; ``both`` writes each protocol's full
+report into ``OUT/text/`` and ``OUT/text_probe/`` and an ``OUT/report.md`` that shows their Spearman tables one
+after the other, never pooled or averaged. The probe file must come from the pairs' solver and cover every base;
+it is checked before anything is written.
 """
 
 from __future__ import annotations
@@ -20,19 +27,27 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from causal_suite.errors import SuiteInputError
 
 from .curation import curation_block
 from .estimands import design_dose_centre, dose_composition, job_targets, observations_frame
-from .evaluation import TARGETS, Dataset, SeedResult, run_seed
+from .evaluation import TARGETS, Dataset, SeedResult, require_frozen, run_seed
+from .featurizers import make_featurizer
 from causal_suite.files import write_text_atomic
 from .models.pi import PiConfig
 from .pairs import read_pair_files
+from .probes import ProbeSet
 from .reliability import ceiling_block
 from .splits import dataset_fingerprint, make_split
 
 MIN_SOLVABLE = 15
+PROTOCOLS = ("text", "text_probe", "both")
+PROTOCOL_NOTES = {
+    "text": "problem statement only",
+    "text_probe": "problem statement + base probes (repeated solver draws of the base prompt; needs model access)",
+}
 
 
 def load_dataset(pair_files: list[str | Path]) -> Dataset:
@@ -51,14 +66,17 @@ def load_dataset(pair_files: list[str | Path]) -> Dataset:
     )
 
 
-def _progress(seed: int, stream=sys.stderr):
+def _progress(seed: int, stream=None):
+    """Per-epoch progress on ``stream`` (default: the current ``sys.stderr``, looked up per call)."""
+
     def show(epoch: int, max_epochs: int, train: float, val: float) -> None:
+        out = stream or sys.stderr
         line = f"[frail] seed {seed}: epoch {epoch}/{max_epochs}  train BCE {train:.4f}  val BCE {val:.4f}"
-        if stream.isatty():
-            stream.write("\r" + line)
+        if out.isatty():
+            out.write("\r" + line)
         elif epoch == 1 or epoch % 10 == 0:
-            stream.write(line + "\n")
-        stream.flush()
+            out.write(line + "\n")
+        out.flush()
 
     return show
 
@@ -117,20 +135,35 @@ def _fmt(cell: dict[str, Any]) -> str:
     return "n/a" if cell["mean"] is None else f"{cell['mean']:.3f} ± {cell['sd']:.3f}"
 
 
+def _probe_line(record: dict[str, Any]) -> str:
+    cov = record["coverage"]
+    return (f"- probe file: {record['path']} (sha256 `{record['sha256'][:16]}`, solver `{record['solver']}`, "
+            f"{record['n_samples'] or 'unknown'} draws per base, features {', '.join(record['features'])}; "
+            f"covers {cov['covered']} of {cov['pair_bases']} pair bases)")
+
+
+def _spearman_table(summary: dict[str, Any]) -> list[str]:
+    if summary["status"] != "ok":
+        return ["**No evaluation:** " + summary["message"]]
+    cols = [*TARGETS, "worst_case"]
+    lines = ["| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for method, cells in summary["aggregate"]["spearman"].items():
+        lines.append(f"| {method} | " + " | ".join(_fmt(cells[c]) if c in cells else "—" for c in cols) + " |")
+    return lines + ["", "n/a: the method has no input for this target or the target is constant (e.g. b with one dose)."]
+
+
 def _markdown(summary: dict[str, Any]) -> str:
+    protocol = summary["protocol"]
     lines = ["# Frail report", "", f"- pairs: {', '.join(summary['pairs'])}", f"- featurizer: `{summary['featurizer']}`",
+             f"- protocol: `{protocol}` ({PROTOCOL_NOTES[protocol]})",
+             *([_probe_line(summary["probes"])] if "probes" in summary else []),
              f"- seeds: {summary['seeds']}; doses {summary['doses']} (m̄ = {summary['m_bar']})",
              f"- jobs {summary['n_jobs']}, solvable {summary['n_solvable']}, observations {summary['n_observations']}",
              f"- dataset fingerprint `{summary['fingerprint'][:16]}`", ""]
     if summary["status"] != "ok":
-        return "\n".join(lines + ["**No evaluation:** " + summary["message"], ""])
+        return "\n".join(lines + _spearman_table(summary) + [""])
     agg = summary["aggregate"]
-    cols = [*TARGETS, "worst_case"]
-    lines += ["## Test-fold Spearman (mean ± sd over seeds)", "", "| method | " + " | ".join(cols) + " |",
-              "|---" * (len(cols) + 1) + "|"]
-    for method, cells in agg["spearman"].items():
-        lines.append(f"| {method} | " + " | ".join(_fmt(cells[c]) if c in cells else "—" for c in cols) + " |")
-    lines += ["", "n/a: the method has no input for this target or the target is constant (e.g. b with one dose).", "",
+    lines += ["## Test-fold Spearman (mean ± sd over seeds)", "", *_spearman_table(summary), "",
               "## CRD (π residualised on C, cross-fitted on the evaluation folds)", "",
               f"- Spearman(D⊥ predicted, D⊥ measured): {_fmt(agg['crd']['spearman_frail_pi'])}", "",
               "## Orthogonality (Pearson, test fold)", "", "| quantity | Corr(target, C) | Corr(pred, C) | Corr(pred, C²) |",
@@ -225,26 +258,36 @@ def _dump_predictions(out: Path, result: SeedResult, doses: list[int]) -> None:
     write_text_atomic(out / f"predictions_seed{result.seed}.csv", frame.to_csv(index=False))
 
 
-def run_report(
-    pair_files: list[str | Path], featurizer: str, seeds: list[int], out_dir: str | Path,
-    config: PiConfig | None = None, save_models: bool = False, show_progress: bool = True,
-    featurizer_options: dict[str, Any] | None = None, encoder_config: Any = None, dump_predictions: bool = False,
-) -> dict[str, Any]:
-    """Run every seed, write report.md / summary.json / plots (and predictions) into ``out_dir``; return the summary.
+def probe_inputs(probes: ProbeSet, data: Dataset) -> pd.DataFrame:
+    """The probe features of every job of ``data`` (rows in job order), after checking that the probe file comes
+    from the pairs' solver and covers every base."""
+    solvers = sorted({r.solver for r in data.rows or [] if r.solver})
+    if solvers and probes.solver != solvers[0]:
+        raise SuiteInputError(
+            f"probe file '{probes.path}' holds draws of solver '{probes.solver}' but the pairs were scored by "
+            f"'{solvers[0]}': the probes and the pairs must come from one solver."
+        )
+    return probes.frame(data.jobs.index)
 
-    ``featurizer_options`` and ``encoder_config`` go to ``run_seed`` (encoder featurizers).
-    """
+
+def _run_protocol(
+    data: Dataset, pair_files: list[str | Path], featurizer: str, seeds: list[int], out: Path, config: PiConfig,
+    save_models: bool, show_progress: bool, featurizer_options: dict[str, Any] | None, encoder_config: Any,
+    dump_predictions: bool, probes: ProbeSet | None, probe_frame: pd.DataFrame | None,
+) -> dict[str, Any]:
+    """One protocol's complete report in ``out``: the text protocol when ``probe_frame`` is None, else text_probe."""
     start = time.perf_counter()
-    out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    data = load_dataset(pair_files)
     n_solvable = int(data.jobs["solvable"].sum())
     summary: dict[str, Any] = {
         "pairs": [str(p) for p in pair_files], "featurizer": featurizer,
-        "featurizer_options": featurizer_options or {}, "seeds": seeds, "doses": data.doses,
+        "featurizer_options": featurizer_options or {}, "protocol": "text" if probe_frame is None else "text_probe",
+        "seeds": seeds, "doses": data.doses,
         "m_bar": data.m_bar, "n_jobs": len(data.jobs), "n_solvable": n_solvable, "n_observations": len(data.obs),
         "fingerprint": data.fingerprint, "status": "ok", "per_seed": [],
     }
+    if probes is not None:
+        summary["probes"] = probes.record(data.jobs.index)
     if n_solvable < MIN_SOLVABLE:
         summary["status"] = "insufficient_data"
         summary["message"] = (
@@ -255,8 +298,8 @@ def run_report(
         results = []
         for seed in seeds:
             split = make_split(data.jobs.index, data.fingerprint, seed)
-            result = run_seed(data, split, featurizer, config or PiConfig(), _progress(seed) if show_progress else None,
-                              featurizer_options, encoder_config)
+            result = run_seed(data, split, featurizer, config, _progress(seed) if show_progress else None,
+                              featurizer_options, encoder_config, probe_frame)
             if show_progress and sys.stderr.isatty():
                 sys.stderr.write("\n")
             results.append(result)
@@ -268,7 +311,8 @@ def run_report(
                 if dump_predictions:
                     _dump_predictions(out, result, data.doses)
                 if save_models:
-                    result.model.save(out / "models" / f"frail_pi_seed{seed}.pt", split, result.featurizer)
+                    result.model.save(out / "models" / f"frail_pi_seed{seed}.pt", split, result.featurizer,
+                                      result.probe_standardiser)
             summary["per_seed"].append(record)
         done = [r for r in results if r.skipped is None]
         if not done:
@@ -283,4 +327,65 @@ def run_report(
     summary["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     write_text_atomic(out / "summary.json", json.dumps(summary, indent=1))
     write_text_atomic(out / "report.md", _markdown(summary))
+    return summary
+
+
+def _both_markdown(summary: dict[str, Any], parts: dict[str, dict[str, Any]]) -> str:
+    lines = ["# Frail report: the text and text_probe protocols", "", f"- pairs: {', '.join(summary['pairs'])}",
+             f"- featurizer: `{summary['featurizer']}`; seeds {summary['seeds']}", _probe_line(summary["probes"]), "",
+             "The two protocols are separate claims and are reported separately, never pooled or averaged: "
+             "`text` reads the problem statement only; `text_probe` also reads statistics of repeated solver draws "
+             "of the base prompt, which needs access to the solver. Full reports: `text/report.md`, "
+             "`text_probe/report.md`.", ""]
+    for protocol, part in parts.items():
+        lines += [f"## Protocol `{protocol}`: {PROTOCOL_NOTES[protocol]}", "",
+                  "Test-fold Spearman (mean ± sd over seeds):", "", *_spearman_table(part), ""]
+    return "\n".join(lines)
+
+
+def run_report(
+    pair_files: list[str | Path], featurizer: str, seeds: list[int], out_dir: str | Path,
+    config: PiConfig | None = None, save_models: bool = False, show_progress: bool = True,
+    featurizer_options: dict[str, Any] | None = None, encoder_config: Any = None, dump_predictions: bool = False,
+    protocol: str = "text", probes: ProbeSet | None = None,
+) -> dict[str, Any]:
+    """Run every seed of ``protocol``, write report.md / summary.json / plots (and predictions) into ``out_dir``;
+    return the summary. ``text_probe`` and ``both`` need ``probes`` (a read probe file), ``text`` takes none; the
+    inputs are checked before anything is written.
+
+    ``featurizer_options`` and ``encoder_config`` go to ``run_seed`` (encoder featurizers).
+    """
+    if protocol not in PROTOCOLS:
+        raise SuiteInputError(f"unknown protocol {protocol!r}: choose one of {', '.join(PROTOCOLS)}.")
+    if protocol != "text" and probes is None:
+        raise SuiteInputError(f"--protocol {protocol} needs the base probes: pass --probe-file (see `frail probes`).")
+    if protocol == "text" and probes is not None:
+        raise SuiteInputError("--probe-file is read by --protocol text_probe or both; --protocol text reads the "
+                              "problem statement only.")
+    data = load_dataset(pair_files)
+    probe_frame = None
+    if probes is not None:
+        probe_frame = probe_inputs(probes, data)
+        require_frozen(make_featurizer(featurizer, **(featurizer_options or {})))
+    run = dict(data=data, pair_files=pair_files, featurizer=featurizer, seeds=seeds, config=config or PiConfig(),
+               save_models=save_models, show_progress=show_progress, featurizer_options=featurizer_options,
+               encoder_config=encoder_config, dump_predictions=dump_predictions)
+    out = Path(out_dir)
+    if protocol != "both":
+        return _run_protocol(out=out, probes=probes, probe_frame=probe_frame, **run)
+    start = time.perf_counter()
+    parts = {"text": _run_protocol(out=out / "text", probes=None, probe_frame=None, **run),
+             "text_probe": _run_protocol(out=out / "text_probe", probes=probes, probe_frame=probe_frame, **run)}
+    failed = [f"{name}: {part['message']}" for name, part in parts.items() if part["status"] != "ok"]
+    summary: dict[str, Any] = {
+        "protocol": "both", "pairs": [str(p) for p in pair_files], "featurizer": featurizer, "seeds": seeds,
+        "probes": parts["text_probe"]["probes"], "status": "ok" if not failed else "insufficient_data",
+        "protocols": {name: {"summary": f"{name}/summary.json", "report": f"{name}/report.md", "status": part["status"],
+                             "spearman": part.get("aggregate", {}).get("spearman")} for name, part in parts.items()},
+    }
+    if failed:
+        summary["message"] = "; ".join(failed)
+    summary["wall_seconds"] = time.perf_counter() - start
+    write_text_atomic(out / "summary.json", json.dumps(summary, indent=1))
+    write_text_atomic(out / "report.md", _both_markdown(summary, parts))
     return summary

@@ -28,6 +28,7 @@ def test_report_writes_summary_markdown_and_plots(synth_pairs, tmp_path, capsys)
     assert "NaN" not in text
     summary = json.loads(text)
     assert summary["status"] == "ok" and summary["doses"] == [1, 3, 5, 7, 9] and len(summary["per_seed"]) == 2
+    assert summary["protocol"] == "text" and "probes" not in summary
     agg = summary["aggregate"]
     assert set(agg["spearman"]) == {"frail_pi", "surface_gbt", "complexity", "text_length", "base_y"}
     assert agg["spearman"]["frail_pi"]["pi"]["n"] == 2 and -1 <= agg["spearman"]["frail_pi"]["pi"]["mean"] <= 1

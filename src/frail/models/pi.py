@@ -95,6 +95,12 @@ class FrailPi:
         torch.manual_seed(self.config.seed)
         self.head = PiHead(in_dim, self.config.hidden, self.config.dropout)
         self.history: list[tuple[int, float, float]] = []
+        self.probe: Any = None  # text_probe protocol: the ProbeStandardiser of the training fold (set by load)
+
+    @property
+    def protocol(self) -> str:
+        """``text`` (problem statement only) or ``text_probe`` (its input ends with standardised probe features)."""
+        return "text" if self.probe is None else "text_probe"
 
     def _inputs(self, x: np.ndarray, jobs: np.ndarray, doses: np.ndarray) -> torch.Tensor:
         return torch.from_numpy(np.hstack([x[jobs], dose_features(doses, self.m_bar, self.scale)]))
@@ -153,25 +159,34 @@ class FrailPi:
             z = self.head(self._inputs(x.astype(np.float32), jobs, doses))
         return torch.sigmoid(z).numpy().reshape(n_jobs, n_doses)
 
-    def save(self, path: str | Path, split: Split, featurizer: Any) -> Path:
-        """Save weights, config and the fitted featurizer, and the split sidecar naming the ids it saw."""
+    def save(self, path: str | Path, split: Split, featurizer: Any, probe: Any = None) -> Path:
+        """Save weights, config and the fitted featurizer, and the split sidecar naming the ids it saw; a
+        text_probe model also saves the protocol, its probe feature names and the training fold's standardiser
+        (``probe``, a ``ProbeStandardiser``), which evaluation needs to rebuild its input."""
         out = Path(path)
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_name(out.name + ".tmp")
+        protocol = "text" if probe is None else "text_probe"
         torch.save(
             {"state": self.head.state_dict(), "config": asdict(self.config), "doses": self.doses,
-             "in_dim": self.head.in_dim, "featurizer": featurizer},
+             "in_dim": self.head.in_dim, "featurizer": featurizer, "protocol": protocol,
+             "probe": None if probe is None else asdict(probe)},
             tmp,
         )
         tmp.replace(out)
-        write_sidecar(out, split, {"featurizer": getattr(featurizer, "name", "")})
+        write_sidecar(out, split, {"featurizer": getattr(featurizer, "name", ""), "protocol": protocol})
         return out
 
     @classmethod
     def load(cls, path: str | Path) -> tuple["FrailPi", Any]:
+        """(model, featurizer); ``model.probe`` is the saved ProbeStandardiser of a text_probe model, else None."""
+        from ..probes import ProbeStandardiser
+
         blob = torch.load(require_file(path, "saved Frail-π model"), weights_only=False)
         model = cls(blob["in_dim"], blob["doses"], PiConfig(**blob["config"]))
         model.head.load_state_dict(blob["state"])
+        if blob.get("probe") is not None:
+            model.probe = ProbeStandardiser(**blob["probe"])
         return model, blob["featurizer"]
 
 
