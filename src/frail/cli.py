@@ -66,7 +66,16 @@ def _require_torch() -> None:
 ENCODER_OPTIONS = ("encoder", "max_len", "device")
 
 
-def _featurizer_options(args: argparse.Namespace) -> dict:
+def add_encoder_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """--encoder / --max-len / --device in a group of their own; the group is returned for more flags."""
+    enc = parser.add_argument_group("encoder featurizers (hf_frozen, hf_finetune, hf_lora)")
+    enc.add_argument("--encoder", help="local Hugging Face encoder folder or hub id (default: the bundled MiniLM)")
+    enc.add_argument("--max-len", type=int, help="tokens per text (default 128)")
+    enc.add_argument("--device", help="torch device (default: cuda when present, else cpu)")
+    return enc
+
+
+def featurizer_options(args: argparse.Namespace) -> dict:
     """--encoder / --max-len / --device, which only the hf_* featurizers take."""
     options = {k: getattr(args, k) for k in ENCODER_OPTIONS if getattr(args, k) is not None}
     if options and not args.featurizer.startswith("hf_"):
@@ -97,7 +106,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
         probes = read_probes(args.probe_file)
     summary = run_report(_split_list(args.pairs), args.featurizer, seeds, args.out, config, args.save_models,
-                         not args.quiet, _featurizer_options(args), encoder_config, args.dump_predictions,
+                         not args.quiet, featurizer_options(args), encoder_config, args.dump_predictions,
                          args.protocol, probes)
     if summary["status"] != "ok":
         print(f"frail: {summary['message']}", file=sys.stderr)
@@ -224,10 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", action="store_true", help="no training progress display")
     r.add_argument("--dump-predictions", action="store_true",
                    help="write predictions_seed*.csv: test-fold targets, predictions and p(J, m) per dose")
-    enc = r.add_argument_group("encoder featurizers (hf_frozen, hf_finetune, hf_lora)")
-    enc.add_argument("--encoder", help="local Hugging Face encoder folder or hub id (default: the bundled MiniLM)")
-    enc.add_argument("--max-len", type=int, help="tokens per text (default 128)")
-    enc.add_argument("--device", help="torch device (default: cuda when present, else cpu)")
+    enc = add_encoder_arguments(r)
     enc.add_argument("--encoder-lr", type=float, help="encoder LR (default 2e-5 fine-tuning, 1e-3 LoRA)")
     enc.add_argument("--head-lr", type=float, default=1e-3)
     enc.add_argument("--jobs-per-batch", type=int, default=64, help="jobs per optimiser step")

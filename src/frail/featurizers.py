@@ -76,12 +76,15 @@ class _Standardised(Featurizer):
         return ((x - self._mean) / self._sd).astype(np.float32)
 
 
+RANK_TOLERANCE = 1e-6  # singular values below this fraction of the largest count as zero
 WORD_TOKENS = r"(?u)\b[^\W\d_][^\W\d_]+\b"  # alphabetic words: a problem's numbers are instance-specific noise
 
 
 @register_featurizer("tfidf_svd")
 class TfidfSvd(_Standardised):
     """Word 1-2-gram TF-IDF (numbers dropped) reduced by truncated SVD (LSA); the default CPU featurizer."""
+
+    vectorizer = {"ngram_range": (1, 2), "sublinear_tf": True, "norm": "l2"}
 
     def __init__(self, seed: int = 0, dim: int = 128, max_features: int = 20000):
         self.seed, self.dim, self.max_features = seed, dim, max_features
@@ -91,7 +94,7 @@ class TfidfSvd(_Standardised):
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         self._tfidf = TfidfVectorizer(
-            ngram_range=(1, 2), sublinear_tf=True, min_df=2, max_features=self.max_features, token_pattern=WORD_TOKENS
+            **self.vectorizer, min_df=2, max_features=self.max_features, token_pattern=WORD_TOKENS
         )
         try:
             matrix = self._tfidf.fit_transform(texts)
@@ -100,11 +103,26 @@ class TfidfSvd(_Standardised):
             matrix = self._tfidf.fit_transform(texts)
         k = max(1, min(self.dim, matrix.shape[1] - 1, matrix.shape[0] - 1))
         self._svd = TruncatedSVD(n_components=k, random_state=self.seed)
-        self._standardise_fit(self._svd.fit_transform(matrix))
+        reduced = self._svd.fit_transform(matrix)
+        # a small vocabulary has rank below ``dim``: components with a vanishing singular value are rounding noise,
+        # which standardisation would blow up to unit variance, so they are dropped
+        s = self._svd.singular_values_
+        self._keep = np.flatnonzero(s > RANK_TOLERANCE * s.max()) if s.max() > 0 else np.arange(1)
+        self._standardise_fit(reduced[:, self._keep])
         return self
 
     def transform(self, texts: list[str]) -> np.ndarray:
-        return self._standardise(self._svd.transform(self._tfidf.transform(texts)))
+        return self._standardise(self._svd.transform(self._tfidf.transform(texts))[:, self._keep])
+
+
+@register_featurizer("bow_svd")
+class BowSvd(TfidfSvd):
+    """Additive bag of words: idf-weighted word counts (numbers dropped), no length normalisation and no sublinear
+    tf, reduced by truncated SVD. Every step is linear in the word counts, so the features of an edited text minus
+    those of the original depend on the words the edit added and removed alone, never on the rest of the text: the
+    representation under which Frail-τ's contrast h − h′ is complexity-blind by construction (``models/tau.py``)."""
+
+    vectorizer = {"ngram_range": (1, 1), "sublinear_tf": False, "norm": None}
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

@@ -4,8 +4,11 @@ Every job has two independent latent factors, structural complexity C ~ Beta(2, 
 E ~ Beta(2, 2), one of 8 domains, and a templated word problem of fixed sentence count whose length does not
 depend on C or E: round(6·C) of the 6 setup sentences are multi-step (equal-length templates) and round(7·E) of the 7
 domain nouns are expert jargon rather than plain words of the same length. The declared complexity is C itself.
-Every operator makes its own deterministic surface edit of a fixed size that does not depend on C (``_twin_text``),
-so a text model sees which operator made a twin but learns nothing about C from the size of the edit.
+Every operator makes its own deterministic surface edit whose words never depend on C (``_twin_text``), so a text
+model sees which operator made a twin but learns nothing about C from the edit; the two expertise-sensitive
+operators act on the job's jargon (as such edits do in real text), so what they touch reveals E. This is what makes
+the Frail-τ mechanism check informative: a contrast read from the edit alone can recover the expertise signal and
+cannot see C, while anything that reads the base text sees both.
 
 * ``continuous`` variant: 12 operator types from cosmetic-only (μ = ζ = 0) through complexity-only, expertise-only
   to dual-sensitive; each twin's effect is δ = max(0, μ_op (1 + C) + ζ_op E + ε), ε = η_J + ν (a job effect and a
@@ -71,7 +74,12 @@ class Job:
     name: str
     setup: list[str]
     question: str
-    noun: str = ""  # the question's noun
+    nouns: list[str]  # the noun of each setup sentence, then the question's
+
+    @property
+    def noun(self) -> str:
+        """The question's noun."""
+        return self.nouns[-1]
 
     @property
     def text(self) -> str:
@@ -90,7 +98,7 @@ def _make_job(i: int, rng: np.random.Generator) -> Job:
         (MULTI if m else SIMPLE).format(name=name, n=int(rng.integers(10, 99)), k=int(rng.integers(1, 9)), noun=noun)
         for m, noun in zip(multi, nouns[:-1])
     ]
-    return Job(f"synth-{i:05d}", domain, c, e, name, setup, QUESTION.format(noun=nouns[-1], name=name), nouns[-1])
+    return Job(f"synth-{i:05d}", domain, c, e, name, setup, QUESTION.format(noun=nouns[-1], name=name), nouns)
 
 
 # Question rewrites: each touches only the question, which has the same template in every job (size free of C).
@@ -100,7 +108,8 @@ REWRITES = {
     "clause_split": "Consider the end of the day. At that point, how many {noun}s does {name} have?",
     "voice_change": "How many {noun}s are held by {name} in the end?",
 }
-GLOSS = "Note: in {domain} usage, a {expert} and a {plain} name related things."
+GLOSS = "Note: in {domain} usage, a {expert} is a kind of {plain}."
+NO_GLOSS = "Note: every term here is an everyday word."
 
 
 def _counterpart(domain: str, noun: str) -> tuple[str, str]:
@@ -110,13 +119,20 @@ def _counterpart(domain: str, noun: str) -> tuple[str, str]:
     return plain[i], expert[i]
 
 
+def _swapped(domain: str, noun: str) -> str:
+    """The same-length noun of the other register: plain -> expert, expert -> plain."""
+    plain, expert = _counterpart(domain, noun)
+    return expert if noun == plain else plain
+
+
 def _twin_text(job: Job, family: str, size: int, rng: np.random.Generator) -> str:
     """The twin of ``job`` under operator ``family`` at ``size`` (irrelevant_context inserts ``size`` sentences).
 
     Only the three families of the Bernoulli variant draw from ``rng``; the others are deterministic edits:
     whitespace (doubled spaces, the question on its own paragraph), punctuation (two sentence marks), unit_restate
-    (the first quantity restated in units), jargon_swap (the question noun swapped plain <-> expert, same length),
-    domain_gloss (one gloss sentence), and the question rewrites of ``REWRITES``.
+    (the first quantity restated in units), the question rewrites of ``REWRITES``, and the two expertise-sensitive
+    edits, which act on the job's jargon: jargon_swap (every noun swapped to its same-length counterpart of the other
+    register) and domain_gloss (one gloss sentence per distinct expert noun, or one plain note when there is none).
     """
     setup, question = list(job.setup), job.question
     if family == "sentence_reorder":
@@ -135,12 +151,12 @@ def _twin_text(job: Job, family: str, size: int, rng: np.random.Generator) -> st
     elif family == "unit_restate":
         setup[0] = re.sub(r"\d+", lambda m: f"{m.group()} (that is, {m.group()} single units)", setup[0], count=1)
     elif family == "jargon_swap":
-        plain, expert = _counterpart(job.domain, job.noun)
-        swapped = expert if job.noun == plain else plain
-        question = question.replace(f" {job.noun}s ", f" {swapped}s ")
+        setup = [s.replace(f" {noun}s", f" {_swapped(job.domain, noun)}s", 1) for s, noun in zip(setup, job.nouns)]
+        question = question.replace(f" {job.noun}s ", f" {_swapped(job.domain, job.noun)}s ")
     elif family == "domain_gloss":
-        plain, expert = _counterpart(job.domain, job.noun)
-        setup.append(GLOSS.format(domain=job.domain, expert=expert, plain=plain))
+        expert_nouns = sorted({n for n in job.nouns if n in DOMAINS[job.domain][1]})
+        setup += [GLOSS.format(domain=job.domain, expert=n, plain=_counterpart(job.domain, n)[0]) for n in expert_nouns]
+        setup += [] if expert_nouns else [NO_GLOSS]
     elif family in REWRITES:
         question = REWRITES[family].format(noun=job.noun, name=job.name)
     return " ".join(setup + [question])

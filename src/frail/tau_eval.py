@@ -1,12 +1,14 @@
-"""Frail-τ on pair observations and the Synth-CD mechanism check (§2 Frail-τ; §7 steps 6 and 11).
+"""Frail-τ on pair observations: the Synth-CD mechanism check and the U-CCD control (§2 Frail-τ; §7 steps 6, 11).
 
 One seed: base-id-disjoint folds (``splits.py``), a frozen featurizer fitted on the training fold's base and twin
 texts, Frail-τ trained on the training fold and early-stopped on validation, job-level contrast τ̂(J) and ex-ante
 D̂(J) on the test fold. The mechanism check runs it on the continuous Synth-CD variant, where the truth τ(J) and the
 oracle D⊥ are known, and reports for Frail-τ's two heads and for every baseline (fitted to the measured D_avg on
 the same folds) the test-fold Spearman and |ρ_C| = |Spearman(prediction, C)|, per observation (Δ̂(J, T) against
-Δ(J, T), the contrast head's target) and per job (against τ and against D⊥): the contrast head should reach the
-best Spearman with the lowest |ρ_C| without any residualisation.
+Δ(J, T), the contrast head's target) and per job (against τ and against D⊥). The question of §3.5 is the job-level
+one: does the contrast head recover the expertise signal D⊥ with |ρ_C| near zero without any residualisation,
+while every predictor that reads the base text picks up C? On a real suite (``--pairs``) the same code is the U-CCD
+control, scored against the measured D_avg.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
@@ -25,7 +27,7 @@ from .baselines import run_baselines
 from .estimands import job_targets, observations_frame, spearman
 from causal_suite.files import write_text_atomic
 from .featurizers import available_featurizers, make_featurizer
-from .models.tau import FrailTau, TauConfig, TauData
+from .models.tau import ENCODERS, FrailTau, TauConfig, TauData
 from .pairs import PairObservation
 from .splits import Split, dataset_fingerprint, make_split
 
@@ -43,7 +45,7 @@ def _tau_data(frame: pd.DataFrame, rows: np.ndarray, job_ids: list[str], feature
     )
 
 
-def run_tau_seed(frame: pd.DataFrame, split: Split, featurizer: str = "tfidf_svd", config: TauConfig | None = None,
+def run_tau_seed(frame: pd.DataFrame, split: Split, featurizer: str = "bow_svd", config: TauConfig | None = None,
                  **featurizer_options: Any) -> tuple[pd.DataFrame, pd.DataFrame, FrailTau]:
     """Train on the training fold, early-stop on validation; test-fold predictions per job (contrast τ̂, ex-ante D̂)
     and per observation (the test rows of ``frame``, an ``observations_frame``, with ``contrast_obs`` = Δ̂(J, T))."""
@@ -88,68 +90,121 @@ def _mean_over_seeds(per_seed: list[dict[str, Any]], level: str) -> dict[str, di
     return out
 
 
-def synth_mechanism_check(rows: list[PairObservation], truth: list[dict[str, Any]], seeds: list[int],
-                          featurizer: str = "tfidf_svd", config: TauConfig | None = None) -> dict[str, Any]:
-    """Test-fold Spearman and |ρ_C| per seed and averaged, at two levels.
+def tau_check(rows: list[PairObservation], seeds: list[int], featurizer: str = "bow_svd",
+              config: TauConfig | None = None, truth: list[dict[str, Any]] | None = None,
+              featurizer_options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Frail-τ and the baselines on the same base-disjoint folds: test-fold Spearman and |ρ_C|, per seed and averaged.
 
     ``observation``: Δ̂(J, T) against the observed Δ(J, T) over test twins (the contrast head's own target), with
     |Spearman(Δ̂, C)|; job-level predictors enter broadcast to their twins, and ``operator_mean`` (the training
     fold's mean Δ per operator, read from the labels rather than the text) is the surface-only reference.
-    ``job``: each job-level prediction against the true τ(J) (``spearman``) and the oracle D⊥ (``spearman_d_perp``).
+    ``job``: with ``truth`` (Synth-CD) each job-level prediction against the true τ(J) (``spearman``) and the oracle
+    D⊥ (``spearman_d_perp``), plus the row ``oracle_d_perp`` (D⊥ itself), whose |ρ_C| is the sampling floor of the
+    test fold: C and D⊥ are independent in the population, not in a finite fold. Without truth (a real suite, the
+    U-CCD control of §7 step 6) the target is the measured D_avg(J). ``headline`` picks Frail-τ's contrast head and
+    the baseline with the best Spearman on the orthogonal target (D⊥ with truth, D_avg without).
     """
     frame = observations_frame(rows)  # every stratum: Frail-τ targets U-CCD (§2)
     jobs = job_targets(frame)
-    t = pd.DataFrame(truth).set_index("base_id").reindex(jobs.index)
+    t = None if truth is None else pd.DataFrame(truth).set_index("base_id").reindex(jobs.index)
     fingerprint = dataset_fingerprint((r.base_id, r.twin_id, r.dose) for r in rows)
     per_seed = []
     for seed in seeds:
         split = make_split(jobs.index, fingerprint, seed)
-        pred, obs, model = run_tau_seed(frame, split, featurizer, config)
+        pred, obs, model = run_tau_seed(frame, split, featurizer, config, **(featurizer_options or {}))
         pred = pred.set_index("base_id")
         test_ids = list(pred.index)
         job_methods = {"frail_tau_contrast": pred["contrast"].to_numpy(), "frail_tau_ex_ante": pred["ex_ante"].to_numpy()}
         for name, by_target in run_baselines(jobs.loc[split.ids("train")], jobs.loc[test_ids], ["d_avg"], seed).items():
             if by_target["d_avg"] is not None:
                 job_methods[name] = by_target["d_avg"]
-        tau, perp, c = (t.loc[test_ids, k].to_numpy() for k in ("tau", "d_perp_oracle", "C"))
-        job_level = {m: _scores(p, tau, c, {"d_perp": perp}) for m, p in job_methods.items()}
+        c = jobs.loc[test_ids, "C"].to_numpy(dtype=float)
+        if t is None:
+            job_level = {m: _scores(p, jobs.loc[test_ids, "d_avg"].to_numpy(dtype=float), c) for m, p in job_methods.items()}
+        else:
+            tau, perp = (t.loc[test_ids, k].to_numpy() for k in ("tau", "d_perp_oracle"))
+            job_methods["oracle_d_perp"] = perp
+            job_level = {m: _scores(p, tau, c, {"d_perp": perp}) for m, p in job_methods.items()}
 
         position = {b: i for i, b in enumerate(test_ids)}
         at = obs["base_id"].map(position).to_numpy()
         train_rows = frame[frame["base_id"].map(split.role_of) == "train"]
         obs_methods = {"frail_tau_contrast": obs["contrast_obs"].to_numpy(),
                        "operator_mean": obs["family"].map(train_rows.groupby("family")["delta"].mean()).to_numpy()}
-        obs_methods.update({m: p[at] for m, p in job_methods.items() if m != "frail_tau_contrast"})
+        obs_methods.update({m: p[at] for m, p in job_methods.items() if m not in ("frail_tau_contrast", "oracle_d_perp")})
         obs_level = {m: _scores(p, obs["delta"].to_numpy(), obs["C"].to_numpy()) for m, p in obs_methods.items()}
         per_seed.append({"seed": seed, "n_test_jobs": len(test_ids), "n_test_observations": len(obs),
                          "seconds": model.seconds, "observation": obs_level, "job": job_level})
-    return {"featurizer": featurizer, "seeds": seeds, "per_seed": per_seed,
-            "mean": {level: _mean_over_seeds(per_seed, level) for level in ("observation", "job")}}
+    mean = {level: _mean_over_seeds(per_seed, level) for level in ("observation", "job")}
+    return {"featurizer": featurizer, "featurizer_options": featurizer_options or {},
+            "config": asdict(config or TauConfig()), "seeds": seeds, "target": "tau" if t is not None else "d_avg",
+            "per_seed": per_seed, "mean": mean, "headline": _headline(mean["job"], truth is not None)}
 
 
-def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") -> int:
-    """The Frail-τ mechanism check on a freshly generated continuous Synth-CD set (``frail tau``)."""
-    import torch
+NOT_BASELINES = ("frail_tau_contrast", "frail_tau_ex_ante", "oracle_d_perp")
 
-    from .synth import generate_continuous
 
-    parser = argparse.ArgumentParser(prog=prog, description=main.__doc__)
-    parser.add_argument("--n-jobs", type=int, default=500)
-    parser.add_argument("--data-seed", type=int, default=42)
-    parser.add_argument("--seeds", default="0,1,2")
-    parser.add_argument("--featurizer", default="tfidf_svd", choices=available_featurizers())
-    parser.add_argument("--lambda-inv", type=float, default=TauConfig.lambda_inv)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--out", help="write the full result as JSON here")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    rows, truth = generate_continuous(args.n_jobs, args.data_seed)
-    result = synth_mechanism_check(rows, truth, [int(s) for s in args.seeds.split(",")], args.featurizer,
-                                   TauConfig(lambda_inv=args.lambda_inv))
+def _headline(job: dict[str, dict[str, float | None]], has_truth: bool) -> dict[str, Any]:
+    key = "spearman_d_perp" if has_truth else "spearman"
+    baselines = {m: cells for m, cells in job.items() if m not in NOT_BASELINES and cells[key] is not None}
+    best = max(baselines, key=lambda m: baselines[m][key]) if baselines else None
+    out = {"target": "d_perp" if has_truth else "d_avg", "frail_tau": {"spearman": job["frail_tau_contrast"][key],
+                                                                    "abs_rho_C": job["frail_tau_contrast"]["abs_rho_C"]}}
+    out["best_baseline"] = None if best is None else {"name": best, "spearman": baselines[best][key],
+                                                      "abs_rho_C": baselines[best]["abs_rho_C"]}
+    if has_truth:
+        out["sampling_floor_abs_rho_C"] = job["oracle_d_perp"]["abs_rho_C"]
+    return out
+
+
+def _print(result: dict[str, Any]) -> None:
     for level, methods in result["mean"].items():
         print(level)
         for method, cells in methods.items():
             print(f"  {method:20s} " + "  ".join(f"{k} {'n/a' if v is None else f'{v:.3f}'}" for k, v in cells.items()))
+    h = result["headline"]
+    rho_c = [f"{s['job']['frail_tau_contrast']['abs_rho_C']:.3f}" for s in result["per_seed"]]
+    print(f"headline (job level, target {h['target']}): Frail-τ contrast ρ_S {h['frail_tau']['spearman']:.3f} at "
+          f"|ρ_C| {h['frail_tau']['abs_rho_C']:.3f} (per seed {', '.join(rho_c)})"
+          + ("" if h["best_baseline"] is None else f"; best baseline {h['best_baseline']['name']} ρ_S "
+             f"{h['best_baseline']['spearman']:.3f} at |ρ_C| {h['best_baseline']['abs_rho_C']:.3f}")
+          + ("" if "sampling_floor_abs_rho_C" not in h else
+             f"; |ρ_C| of the oracle D⊥ on the same folds {h['sampling_floor_abs_rho_C']:.3f}"))
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") -> int:
+    """Frail-τ on a freshly generated continuous Synth-CD set (the mechanism check), or with --pairs on a suite's
+    pair files (the U-CCD control: the target is the measured D_avg)."""
+    import torch
+
+    from .cli import add_encoder_arguments, featurizer_options
+    from .pairs import read_pair_files
+    from .synth import generate_continuous
+
+    parser = argparse.ArgumentParser(prog=prog, description=main.__doc__)
+    parser.add_argument("--pairs", nargs="+", help="pair files of a real suite (default: generate continuous Synth-CD)")
+    parser.add_argument("--n-jobs", type=int, default=500, help="Synth-CD jobs")
+    parser.add_argument("--data-seed", type=int, default=42, help="Synth-CD generator seed")
+    parser.add_argument("--seeds", default="0,1,2", help="split / training seeds")
+    parser.add_argument("--featurizer", default="bow_svd", choices=available_featurizers())
+    parser.add_argument("--encoder-kind", choices=ENCODERS, default=TauConfig.encoder,
+                        help="Frail-τ's shared encoder over the features (linear keeps h − h' a function of the edit)")
+    parser.add_argument("--lambda-inv", type=float, default=TauConfig.lambda_inv)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", help="write the full result as JSON here")
+    add_encoder_arguments(parser)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    options = featurizer_options(args)
+    if args.pairs:
+        rows, truth = read_pair_files(args.pairs), None
+    else:
+        rows, truth = generate_continuous(args.n_jobs, args.data_seed)
+    config = TauConfig(encoder=args.encoder_kind, lambda_inv=args.lambda_inv)
+    result = tau_check(rows, [int(s) for s in args.seeds.split(",")], args.featurizer, config, truth, options)
+    result["data"] = {"pairs": args.pairs} if args.pairs else {"synth": "continuous", "n_jobs": args.n_jobs,
+                                                              "data_seed": args.data_seed}
+    _print(result)
     if args.out:
         write_text_atomic(args.out, json.dumps(result, indent=1))
     return 0

@@ -76,3 +76,28 @@ def test_unknown_featurizer_lists_the_known_ones():
 
     with pytest.raises(SuiteInputError, match="tfidf_svd"):
         make_featurizer("nope")
+
+
+def test_tfidf_svd_drops_components_of_a_rank_deficient_vocabulary():
+    """Four texts over a handful of words: the SVD has fewer real components than ``dim``; the rest would be
+    rounding noise blown up to unit variance by standardisation."""
+    from frail.featurizers import make_featurizer
+
+    texts = ["red apple pie", "green apple pie", "red pear tart", "green pear tart"] * 3
+    for name in ("tfidf_svd", "bow_svd"):
+        x = make_featurizer(name, dim=64).fit_transform(texts)
+        assert 1 <= x.shape[1] <= 4, name  # four distinct texts: rank 4 at most (it kept 11 columns before)
+        assert np.isfinite(x).all() and np.abs(x).max() < 10, name
+
+
+def test_bow_svd_features_are_additive_in_the_edit():
+    from frail.featurizers import make_featurizer
+
+    bases = ["Ava has ten buns and keeps them at home.", "Ben sells cakes at noon then buys more flour today."]
+    edit = " A neighbour saw buns at the market."
+    texts = bases + [b + edit for b in bases]
+    feat = make_featurizer("bow_svd").fit(texts * 2)
+    x = feat.transform(texts)
+    np.testing.assert_allclose(x[2] - x[0], x[3] - x[1], atol=1e-5)
+    tfidf = make_featurizer("tfidf_svd").fit(texts * 2).transform(texts)
+    assert not np.allclose(tfidf[2] - tfidf[0], tfidf[3] - tfidf[1], atol=1e-3)  # length normalisation mixes in the base

@@ -6,7 +6,7 @@ import numpy as np
 
 from frail.cli import main
 from frail.estimands import job_targets, observations_frame
-from frail.synth import OPERATORS, continuous_tau, generate_bernoulli, generate_continuous, mechanism_checks, oracle_tau_given_c
+from frail.synth import DOMAINS, MULTI, NO_GLOSS, OPERATORS, QUESTION, SIMPLE, Job, _twin_text, continuous_tau, generate_bernoulli, generate_continuous, mechanism_checks, oracle_tau_given_c
 
 
 def test_continuous_variant_is_calibrated_and_length_free():
@@ -75,3 +75,37 @@ def test_every_continuous_operator_makes_a_visible_edit_whose_size_ignores_c():
     # a deterministic edit: same job, same operator -> same twin text on regeneration
     again, _ = generate_continuous(400, seed=4)
     assert [r.twin_text for r in again] == [r.twin_text for r in rows]
+
+
+def _job(multi: int, nouns: list[str]) -> Job:
+    """A bakery job whose first ``multi`` setup sentences are multi-step (C = multi / 6)."""
+    setup = [(MULTI if i < multi else SIMPLE).format(name="Ava", n=20 + i, k=3, noun=noun)
+             for i, noun in enumerate(nouns[:-1])]
+    return Job("j", "bakery", multi / 6, 0.5, "Ava", setup, QUESTION.format(noun=nouns[-1], name="Ava"), nouns)
+
+
+def _word_change(base: str, twin: str) -> dict[str, int]:
+    import re
+    from collections import Counter
+
+    from frail.featurizers import WORD_TOKENS
+
+    diff = Counter(re.findall(WORD_TOKENS, twin.lower()))
+    diff.subtract(Counter(re.findall(WORD_TOKENS, base.lower())))
+    return {w: n for w, n in diff.items() if n}
+
+
+def test_edit_words_never_depend_on_c_and_expertise_edits_act_on_the_jargon():
+    plain, expert = DOMAINS["bakery"]
+    nouns = [expert[0], plain[1], expert[2], plain[3], expert[0], plain[2], plain[0]]  # 3 expert uses, 2 distinct
+    simple, complex_ = _job(0, nouns), _job(6, nouns)
+    for family, _, _ in OPERATORS:
+        changes = [_word_change(j.text, _twin_text(j, family, 1, np.random.default_rng(5))) for j in (simple, complex_)]
+        assert changes[0] == changes[1], family  # the same words added and removed at C = 0 and C = 1
+    swap = _word_change(simple.text, _twin_text(simple, "jargon_swap", 1, np.random.default_rng(0)))
+    # every noun changes register: cob->bun twice, cake->roux, genoa->bread, muffin->kougin, bread->genoa, bun->cob
+    assert swap == {"cobs": -1, "buns": 1, "cakes": -1, "rouxs": 1, "muffins": -1, "kougins": 1}
+    gloss = _twin_text(simple, "domain_gloss", 1, np.random.default_rng(0))
+    assert gloss.count("Note: in bakery usage") == 2 and NO_GLOSS not in gloss
+    no_jargon = _job(3, [plain[0]] * 7)
+    assert _twin_text(no_jargon, "domain_gloss", 1, np.random.default_rng(0)).count(NO_GLOSS) == 1

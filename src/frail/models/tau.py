@@ -1,7 +1,13 @@
 """Frail-τ, the Siamese counterfactual encoder (§2 "Frail-τ / SCE"; §7 steps 6 and 11; config of §9).
 
-A shared encoder maps the base J and the twin T(J) to h and h' (here: an MLP over the features of any registered
-frozen featurizer, fitted on the training fold's base and twin texts). Two heads read it:
+A shared encoder maps the base J and the twin T(J) to h and h' from the features of any registered frozen
+featurizer, fitted on the training fold's base and twin texts. It is ``linear`` by default (h = W φ(J) + b) or an
+``mlp``. With an additive featurizer (``bow_svd``: linear in the word counts) the linear encoder makes
+h − h' = W (φ(J) − φ(T(J))) a function of the words the edit changed alone, so the contrast head cannot read the base
+problem's complexity from it: this is the "intrinsically complexity-orthogonal" property of §2, here by
+construction rather than by hope. A non-linear encoder, or a featurizer that normalises by length (``tfidf_svd``) or
+contextualises (``hf_frozen``), lets base content, complexity included, leak into h − h' (measured by
+``python -m frail.tau_eval --featurizer tfidf_svd --encoder-kind mlp``). Two heads read it:
 
 * contrast head   Δ̂(J, T) = ψ(h − h'), supervised per observation by Δ(J, T) = Y(J) − Y(T(J));
 * ex-ante head    D̂(J) = g(h), supervised by the job's observed D_obs(J) (mean Δ), deployable from the base alone.
@@ -34,6 +40,7 @@ from causal_suite.errors import SuiteInputError
 class TauConfig:
     """Frail-τ hyperparameters (CPU defaults; names follow the §9 model/train blocks)."""
 
+    encoder: str = "linear"  # "linear" or "mlp": the shared encoder (see the module docstring)
     hidden: int = 64
     complexity_dim: int = 8
     dropout: float = 0.1
@@ -51,6 +58,9 @@ class TauConfig:
     seed: int = 0
 
 
+ENCODERS = ("linear", "mlp")
+
+
 def mlp(in_dim: int, hidden: int, out_dim: int, dropout: float) -> nn.Sequential:
     return nn.Sequential(nn.Linear(in_dim, hidden), nn.ReLU(), nn.Dropout(dropout), nn.Linear(hidden, out_dim))
 
@@ -60,7 +70,10 @@ class SiameseTau(nn.Module):
 
     def __init__(self, in_dim: int, config: TauConfig):
         super().__init__()
-        self.encoder = mlp(in_dim, config.hidden, config.hidden, config.dropout)
+        if config.encoder not in ENCODERS:
+            raise SuiteInputError(f"Frail-τ encoder {config.encoder!r} is unknown: choose one of {', '.join(ENCODERS)}.")
+        self.encoder = (nn.Linear(in_dim, config.hidden) if config.encoder == "linear"
+                        else mlp(in_dim, config.hidden, config.hidden, config.dropout))
         self.contrast = mlp(config.hidden, config.hidden, 1, config.dropout)
         self.ex_ante = mlp(config.hidden, config.hidden, 1, config.dropout)
         self.projection = nn.Linear(config.hidden, config.complexity_dim, bias=False)
