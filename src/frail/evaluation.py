@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from causal_suite.errors import SuiteInputError
 
 from .baselines import PROBE_BASELINES, PROBE_PREFIX, run_baselines
 from .estimands import crd_residuals, orthogonality_diagnostics, spearman
@@ -105,13 +104,6 @@ def _frozen_features(data: Dataset, feat: Any, options: dict[str, Any] | None,
     return feat, x
 
 
-def require_frozen(feat: Any) -> None:
-    """The text_probe protocol appends the probe features to fixed text features: refuse a trainable featurizer."""
-    if feat.trainable:
-        raise SuiteInputError(f"the text_probe protocol takes a frozen featurizer; {feat.name!r} trains its encoder "
-                              "on the text alone.")
-
-
 def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, progress: Progress | None = None,
              featurizer_options: dict[str, Any] | None = None, encoder_config: Any = None,
              probes: pd.DataFrame | None = None) -> SeedResult:
@@ -139,20 +131,20 @@ def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, pro
     row_of = {b: i for i, b in enumerate(jobs.index)}
     counts = {r: dose_counts(obs, ids[r], row_of) for r in ("train", "val")}
     seed_config = replace(config, seed=split.seed)
+    extra = np.zeros((len(jobs), 0), dtype=np.float32)
     if probes is not None:
-        require_frozen(feat)
+        result.probe_standardiser = ProbeStandardiser.fit(probes.loc[jobs.index[(roles == "train").to_numpy()]])
+        extra = result.probe_standardiser.transform(probes.loc[jobs.index])
     if feat.trainable:
         from .models.pi_encoder import fit_pi_with_encoder
 
         model = fit_pi_with_encoder(feat, texts, data.doses, counts["train"], counts["val"], seed_config,
-                                    encoder_config, progress)
+                                    encoder_config, progress, extra)
         result.epoch_seconds = float(np.mean(model.epoch_seconds)) if model.epoch_seconds else None
-        x = feat.transform(texts)
+        x = np.hstack([feat.transform(texts), extra])
     else:
         feat, x = _frozen_features(data, feat, featurizer_options, jobs.loc[(roles == "train").to_numpy(), "base_text"])
-        if probes is not None:
-            result.probe_standardiser = ProbeStandardiser.fit(probes.loc[jobs.index[(roles == "train").to_numpy()]])
-            x = np.hstack([x, result.probe_standardiser.transform(probes.loc[jobs.index])])
+        x = np.hstack([x, extra])
         model = FrailPi(x.shape[1], data.doses, seed_config)
         model.fit(x, counts["train"], counts["val"], progress)
     result.epochs, result.model, result.featurizer = len(model.history), model, feat

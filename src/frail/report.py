@@ -33,8 +33,7 @@ from causal_suite.errors import SuiteInputError
 
 from .curation import curation_block
 from .estimands import design_dose_centre, dose_composition, job_targets, observations_frame
-from .evaluation import TARGETS, Dataset, SeedResult, require_frozen, run_seed
-from .featurizers import make_featurizer
+from .evaluation import TARGETS, Dataset, SeedResult, run_seed
 from causal_suite.files import write_text_atomic
 from .models.pi import PiConfig
 from .pairs import read_pair_files
@@ -366,7 +365,6 @@ def run_report(
     probe_frame = None
     if probes is not None:
         probe_frame = probe_inputs(probes, data)
-        require_frozen(make_featurizer(featurizer, **(featurizer_options or {})))
     run = dict(data=data, pair_files=pair_files, featurizer=featurizer, seeds=seeds, config=config or PiConfig(),
                save_models=save_models, show_progress=show_progress, featurizer_options=featurizer_options,
                encoder_config=encoder_config, dump_predictions=dump_predictions)

@@ -149,3 +149,35 @@ def test_frail_report_runs_with_encoder_featurizers(featurizer, tmp_path, capsys
     assert main(["evaluate", "--model", str(out / "models/frail_pi_seed0.pt"), "--pairs", str(pairs), "--seed", "0"]) == 0
     evaluated = json.loads(capsys.readouterr().out)
     assert evaluated["spearman"]["pi"] == pytest.approx(seed0["spearman"]["frail_pi"]["pi"], abs=1e-6)
+
+
+def test_text_probe_protocol_with_a_jointly_trained_encoder(tmp_path, capsys):
+    """hf_lora under text_probe: the head reads the embedding plus the standardised probes; the saved model
+    evaluates to the report's test-fold Spearman."""
+    import json
+
+    import torch
+
+    from frail.cli import main
+    from frail.pairs import write_pairs
+    from frail.synth import generate_bernoulli
+
+    rows, _ = generate_bernoulli(40, twins_per_dose=1, seed=5)
+    pairs = tmp_path / "tiny.jsonl"
+    write_pairs(pairs, rows)
+    probes = tmp_path / "probes.json"
+    assert main(["probes", str(pairs), "--out", str(probes)]) == 0
+    out = tmp_path / "rep"
+    assert main(["report", "--pairs", str(pairs), "--featurizer", "hf_lora", "--seeds", "0", "--out", str(out),
+                 "--protocol", "text_probe", "--probe-file", str(probes), "--max-epochs", "5", "--max-len", "48",
+                 "--device", "cpu", "--encoder-max-epochs", "1", "--jobs-per-batch", "16", "--encoder-microbatch", "8",
+                 "--quiet", "--save-models"]) == 0
+    capsys.readouterr()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["protocol"] == "text_probe" and summary["per_seed"][0]["epochs"] == 1
+    state = torch.load(out / "models/frail_pi_seed0.pt", weights_only=False)
+    assert state["in_dim"] == 384 + 1 and state["probe"]["features"] == ["accuracy"]  # MiniLM embedding + probe
+    assert main(["evaluate", "--model", str(out / "models/frail_pi_seed0.pt"), "--pairs", str(pairs),
+                 "--probe-file", str(probes)]) == 0
+    evaluated = json.loads(capsys.readouterr().out)
+    assert evaluated["spearman"]["pi"] == pytest.approx(summary["per_seed"][0]["spearman"]["frail_pi"]["pi"], abs=1e-6)

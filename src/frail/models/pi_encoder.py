@@ -8,6 +8,9 @@ the per-(job, dose) break counts, ``jobs_per_batch`` jobs per optimiser step acc
 of ``microbatch`` jobs (the loss is a sum over jobs, so accumulation gives the full-batch gradient), and early
 stopping on the validation fold's BCE, restoring the best encoder and head weights.
 
+Under the text_probe protocol the head also reads fixed per-job columns (``extra``: the standardised base probes),
+appended to the embedding exactly as on the frozen path; the encoder sees only the text.
+
 The result is an ordinary ``FrailPi`` whose head reads the fine-tuned featurizer's ``transform`` output, so
 prediction, the closed-form targets and ``FrailPi.save`` (which pickles the featurizer with its trained weights and
 writes the split sidecar) are shared with the frozen path.
@@ -53,9 +56,10 @@ def _job_rows(counts: DoseCounts) -> dict[int, np.ndarray]:
 
 
 class _JointTrainer:
-    def __init__(self, featurizer, texts: list[str], model: FrailPi, enc: EncoderTrainConfig):
+    def __init__(self, featurizer, texts: list[str], model: FrailPi, enc: EncoderTrainConfig, extra: np.ndarray):
         self.feat, self.texts, self.model, self.enc = featurizer, texts, model, enc
         self.device = featurizer.device_name
+        self.extra = torch.from_numpy(extra.astype(np.float32)).to(self.device)  # (n_texts, k) fixed columns
         model.head.to(self.device)
 
     def _phi(self, counts: DoseCounts, rows: np.ndarray) -> torch.Tensor:
@@ -63,8 +67,10 @@ class _JointTrainer:
         return torch.from_numpy(phi).to(self.device)
 
     def _logits(self, emb: torch.Tensor, local: np.ndarray, counts: DoseCounts, rows: np.ndarray) -> torch.Tensor:
-        inputs = torch.cat([emb[torch.from_numpy(local).to(self.device)], self._phi(counts, rows)], dim=1)
-        return self.model.head(inputs)
+        """``emb`` holds one row per job of the batch, ``local`` its row for each count row; jobs index texts."""
+        at = torch.from_numpy(local).to(self.device)
+        job_extra = self.extra[torch.from_numpy(counts.job[rows]).to(self.device)]
+        return self.model.head(torch.cat([emb[at], job_extra, self._phi(counts, rows)], dim=1))
 
     def _kn(self, counts: DoseCounts, rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
         k = torch.from_numpy(counts.k[rows].astype(np.float32)).to(self.device)
@@ -101,11 +107,14 @@ class _JointTrainer:
 def fit_pi_with_encoder(
     featurizer, texts: list[str], doses: list[int], train: DoseCounts, val: DoseCounts,
     config: PiConfig | None = None, enc: EncoderTrainConfig | None = None, progress: Progress | None = None,
+    extra: np.ndarray | None = None,
 ) -> FrailPi:
     """Train a trainable encoder featurizer and a Frail-π head jointly; ``DoseCounts.job`` indexes ``texts``.
 
+    ``extra`` (one row per text) are fixed columns the head reads after the embedding (text_probe protocol).
     Returns the ``FrailPi`` (head on CPU, best validation state) with ``history`` and ``epoch_seconds``; the
-    featurizer is left holding the best encoder weights, so ``model.predict_p(featurizer.transform(texts))``.
+    featurizer is left holding the best encoder weights, so
+    ``model.predict_p(np.hstack([featurizer.transform(texts), extra]))``.
     """
     if not getattr(featurizer, "trainable", False):
         raise SuiteInputError(f"featurizer {featurizer.name!r} is frozen: train Frail-π on its output with FrailPi.fit.")
@@ -115,11 +124,14 @@ def fit_pi_with_encoder(
     torch.manual_seed(config.seed)
     featurizer.fit([texts[j] for j in np.unique(train.job)])
     featurizer.jointly_trained = True  # its embeddings are now the ones the head is trained on
-    model = FrailPi(featurizer.dim, doses, config)
+    extra = np.zeros((len(texts), 0), dtype=np.float32) if extra is None else extra
+    if len(extra) != len(texts):
+        raise SuiteInputError(f"the extra head inputs have {len(extra)} rows for {len(texts)} texts.")
+    model = FrailPi(featurizer.dim + extra.shape[1], doses, config)
     if enc.warm_start_head:  # LoRA adapters start at zero, so these are exactly the starting embeddings
-        model.fit(featurizer.transform(texts), train, val)
+        model.fit(np.hstack([featurizer.transform(texts), extra]), train, val)
         model.history = []
-    trainer = _JointTrainer(featurizer, texts, model, enc)
+    trainer = _JointTrainer(featurizer, texts, model, enc, extra)
     opt = torch.optim.AdamW(
         [{"params": featurizer.trainable_parameters(), "lr": enc.encoder_lr or featurizer.encoder_lr},
          {"params": model.head.parameters(), "lr": enc.head_lr}],
