@@ -52,7 +52,8 @@ def _glass_metadata(log: Any) -> dict[str, Any] | None:
     return None
 
 
-def _as_float(value: Any) -> float | None:
+def as_float(value: Any) -> float | None:
+    """A score value as a float; None for a missing, non-numeric or NaN (unscored) value."""
     try:
         out = float(value)
     except (TypeError, ValueError):
@@ -60,10 +61,11 @@ def _as_float(value: Any) -> float | None:
     return None if math.isnan(out) else out
 
 
-_HEAVY_FIELDS = {"messages", "events", "store", "attachments", "output"}  # not needed: stream samples without them
+HEAVY_FIELDS = {"messages", "events", "store", "attachments", "output"}  # not needed: stream samples without them
 
 
-def _read_header(path: Path) -> Any:
+def read_header(path: Path) -> Any:
+    """The log's header (no samples); a file that is not an inspect log fails naming it."""
     from inspect_ai.log import read_eval_log
 
     try:
@@ -72,7 +74,8 @@ def _read_header(path: Path) -> Any:
         raise SuiteInputError(f"'{path}' is not a readable inspect eval log ({exc}).") from exc
 
 
-def _sample_contract(path: Path, sample: Any) -> dict[str, Any]:
+def sample_contract(path: Path, sample: Any) -> dict[str, Any]:
+    """The sample's glass metadata, checked against the contract (``glass_inspect.corpus``)."""
     meta = sample.metadata or {}
     missing = [k for k in _CONTRACT_KEYS if k not in meta]
     if missing:
@@ -92,7 +95,7 @@ def _read_one(path: Path, scores: LogScores | None) -> LogScores:
     """Header first (status, solver, task metadata, reduced scores), then the samples streamed without transcripts."""
     from inspect_ai.log import read_eval_log_samples
 
-    log = _read_header(path)
+    log = read_header(path)
     if log.status != "success":
         raise SuiteInputError(f"log '{path}' has status '{log.status}': only completed glass runs can be read.")
     solver = log.eval.model
@@ -113,13 +116,13 @@ def _read_one(path: Path, scores: LogScores | None) -> LogScores:
             scores.manifests[int(entry["dose"])] = entry
     text_ids: set[str] = set()
     per_epoch: dict[str, list[float]] = {}
-    for sample in read_eval_log_samples(str(path), exclude_fields=_HEAVY_FIELDS):
-        _sample_contract(path, sample)
+    for sample in read_eval_log_samples(str(path), exclude_fields=HEAVY_FIELDS):
+        sample_contract(path, sample)
         text_ids.add(str(sample.id))
-        value = _as_float(sample.scores[SCORER].value) if sample.scores and SCORER in sample.scores else None
+        value = as_float(sample.scores[SCORER].value) if sample.scores and SCORER in sample.scores else None
         if value is not None:
             per_epoch.setdefault(str(sample.id), []).append(value)
-    reduced = {str(s.sample_id): _as_float(s.value) for s in reductions[0].samples}
+    reduced = {str(s.sample_id): as_float(s.value) for s in reductions[0].samples}
     for text_id in text_ids:
         value = reduced.get(text_id)
         if value is None:

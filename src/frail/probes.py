@@ -53,7 +53,7 @@ from causal_suite.files import write_text_atomic
 from glass_inspect.answers import answers_match
 from glass_inspect.corpus import sha256_file
 
-from .logs import SCORER, _HEAVY_FIELDS, _as_float, _read_header, _sample_contract
+from .logs import SCORER, HEAVY_FIELDS, as_float, read_header, sample_contract
 from .pairs import PairObservation, require_one_solver
 
 FORMAT = "frail-base-probes"
@@ -151,20 +151,20 @@ def _read_draws(path: Path) -> tuple[str, dict[str, _Draws]]:
     """(solver, the base draws of each sample id) of one glass log."""
     from inspect_ai.log import read_eval_log_samples
 
-    log = _read_header(path)
+    log = read_header(path)
     if log.status != "success":
         raise SuiteInputError(f"log '{path}' has status '{log.status}': only completed glass runs can be probed.")
     if not any(r.scorer == SCORER for r in (log.reductions or [])):
         raise SuiteInputError(f"log '{path}' is not from a glass task: it has no per-sample '{SCORER}' scores.")
     draws: dict[str, _Draws] = {}
-    for sample in read_eval_log_samples(str(path), exclude_fields=_HEAVY_FIELDS):
-        meta = _sample_contract(path, sample)
+    for sample in read_eval_log_samples(str(path), exclude_fields=HEAVY_FIELDS):
+        meta = sample_contract(path, sample)
         bases = [m["base_id"] for m in [meta, *meta.get("same_text", [])] if m.get("role") == "base"]
         if not bases:
             continue
         entry = draws.setdefault(str(sample.id), _Draws(suite=str(meta.get("suite") or ""), bases=bases))
         score = (sample.scores or {}).get(SCORER)
-        value = _as_float(score.value) if score is not None else None
+        value = as_float(score.value) if score is not None else None
         if value is None:
             entry.unscored = True
             continue
