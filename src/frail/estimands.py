@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 
 from causal_suite.errors import SuiteInputError
+from glass_inspect.corpus import IDENTITY  # the placebo twin family, excluded from every estimand
 
 from .pairs import PairObservation
 
-IDENTITY = "identity"
 EMPIRICAL_LOGIT_PRIOR = 0.5  # Haldane-Anscombe correction: logit((k + 0.5) / (n + 1)) stays finite at k = 0 or n
 
 
