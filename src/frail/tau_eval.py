@@ -24,12 +24,15 @@ import numpy as np
 import pandas as pd
 
 from .baselines import run_baselines
-from .estimands import job_targets, observations_frame, spearman
+from .estimands import cross_fitted_residual, job_targets, observations_frame, spearman
 from causal_suite.files import write_text_atomic
 from .featurizers import available_featurizers, make_featurizer
 from .models.tau import ENCODERS, FrailTau, TauConfig, TauData
 from .pairs import PairObservation
 from .splits import Split, dataset_fingerprint, make_split
+
+
+RESIDUAL_FOLDS = 5
 
 
 def _tau_data(frame: pd.DataFrame, rows: np.ndarray, job_ids: list[str], features: dict[str, np.ndarray]) -> TauData:
@@ -99,10 +102,13 @@ def tau_check(rows: list[PairObservation], seeds: list[int], featurizer: str = "
     |Spearman(Δ̂, C)|; job-level predictors enter broadcast to their twins, and ``operator_mean`` (the training
     fold's mean Δ per operator, read from the labels rather than the text) is the surface-only reference.
     ``job``: with ``truth`` (Synth-CD) each job-level prediction against the true τ(J) (``spearman``) and the oracle
-    D⊥ (``spearman_d_perp``), plus the row ``oracle_d_perp`` (D⊥ itself), whose |ρ_C| is the sampling floor of the
-    test fold: C and D⊥ are independent in the population, not in a finite fold. Without truth (a real suite, the
-    U-CCD control of §7 step 6) the target is the measured D_avg(J). ``headline`` picks Frail-τ's contrast head and
-    the baseline with the best Spearman on the orthogonal target (D⊥ with truth, D_avg without).
+    D⊥ (``spearman_d_perp``); every predictor but the contrast head also appears explicitly residualised on C
+    (``<name>_resid``: minus a quadratic in C cross-fitted over ``RESIDUAL_FOLDS`` folds of the test jobs), the
+    route the contrast head is meant not to need; and the row ``oracle_d_perp`` (D⊥ itself), whose |ρ_C| is the
+    sampling floor of the test fold: C and D⊥ are independent in the population, not in a finite fold. Without
+    truth (a real suite, the U-CCD control of §7 step 6) the target is the measured D_avg(J). ``headline`` picks
+    Frail-τ's contrast head and the baseline (raw or residualised) with the best Spearman on the target (D⊥ with
+    truth, D_avg without).
     """
     frame = observations_frame(rows)  # every stratum: Frail-τ targets U-CCD (§2)
     jobs = job_targets(frame)
@@ -119,6 +125,9 @@ def tau_check(rows: list[PairObservation], seeds: list[int], featurizer: str = "
             if by_target["d_avg"] is not None:
                 job_methods[name] = by_target["d_avg"]
         c = jobs.loc[test_ids, "C"].to_numpy(dtype=float)
+        folds = np.arange(len(test_ids)) % RESIDUAL_FOLDS
+        for name in [m for m in job_methods if m != "frail_tau_contrast"]:
+            job_methods[f"{name}_resid"] = cross_fitted_residual(job_methods[name], c, folds)[0]
         if t is None:
             job_level = {m: _scores(p, jobs.loc[test_ids, "d_avg"].to_numpy(dtype=float), c) for m, p in job_methods.items()}
         else:
@@ -131,7 +140,8 @@ def tau_check(rows: list[PairObservation], seeds: list[int], featurizer: str = "
         train_rows = frame[frame["base_id"].map(split.role_of) == "train"]
         obs_methods = {"frail_tau_contrast": obs["contrast_obs"].to_numpy(),
                        "operator_mean": obs["family"].map(train_rows.groupby("family")["delta"].mean()).to_numpy()}
-        obs_methods.update({m: p[at] for m, p in job_methods.items() if m not in ("frail_tau_contrast", "oracle_d_perp")})
+        obs_methods.update({m: p[at] for m, p in job_methods.items()
+                            if m not in ("frail_tau_contrast", "oracle_d_perp") and not m.endswith("_resid")})
         obs_level = {m: _scores(p, obs["delta"].to_numpy(), obs["C"].to_numpy()) for m, p in obs_methods.items()}
         per_seed.append({"seed": seed, "n_test_jobs": len(test_ids), "n_test_observations": len(obs),
                          "seconds": model.seconds, "observation": obs_level, "job": job_level})
@@ -141,7 +151,7 @@ def tau_check(rows: list[PairObservation], seeds: list[int], featurizer: str = "
             "per_seed": per_seed, "mean": mean, "headline": _headline(mean["job"], truth is not None)}
 
 
-NOT_BASELINES = ("frail_tau_contrast", "frail_tau_ex_ante", "oracle_d_perp")
+NOT_BASELINES = ("frail_tau_contrast", "frail_tau_ex_ante", "frail_tau_ex_ante_resid", "oracle_d_perp")
 
 
 def _headline(job: dict[str, dict[str, float | None]], has_truth: bool) -> dict[str, Any]:

@@ -93,6 +93,8 @@ def test_synth_mechanism_check_reports_every_method():
     cfg = TauConfig(representation_epochs=2, calibration_epochs=5, seed=0)
     out = tau_check(rows, [0], "hashing", cfg, truth)
     assert {"frail_tau_contrast", "frail_tau_ex_ante", "complexity", "surface_gbt", "oracle_d_perp"} <= set(out["mean"]["job"])
+    assert {"surface_gbt_resid", "frail_tau_ex_ante_resid"} <= set(out["mean"]["job"])  # explicit residualisation
+    assert not any(m.endswith("_resid") for m in out["mean"]["observation"])
     oracle = out["mean"]["job"]["oracle_d_perp"]
     assert oracle["spearman_d_perp"] == pytest.approx(1.0)
     assert out["headline"]["sampling_floor_abs_rho_C"] == oracle["abs_rho_C"]
