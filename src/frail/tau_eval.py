@@ -25,6 +25,7 @@ import pandas as pd
 
 from .baselines import run_baselines
 from .estimands import cross_fitted_residual, job_targets, observations_frame, spearman
+from causal_suite.errors import SuiteInputError
 from causal_suite.files import write_text_atomic
 from .featurizers import available_featurizers, make_featurizer
 from .models.tau import ENCODERS, FrailTau, TauConfig, TauData
@@ -56,6 +57,9 @@ def run_tau_seed(frame: pd.DataFrame, split: Split, featurizer: str = "bow_svd",
     config = config or TauConfig()
     roles = frame["base_id"].map(split.role_of).to_numpy()
     feat = make_featurizer(featurizer, seed=split.seed, **featurizer_options)
+    if feat.trainable:
+        raise SuiteInputError(f"Frail-τ trains its own shared encoder over frozen features; {featurizer!r} is "
+                              "trained by Frail-π's joint loop: use a frozen featurizer (bow_svd, hf_frozen, ...).")
     train_rows = frame[roles == "train"]
     feat.fit(sorted(set(train_rows["base_text"]) | set(train_rows["twin_text"])))
     texts = sorted(set(frame["base_text"]) | set(frame["twin_text"]))

@@ -157,3 +157,8 @@ def test_u_ccd_control_on_pairs_without_truth(tmp_path, capsys):
 def test_tau_cli_refuses_encoder_flags_on_a_word_featurizer(capsys):
     assert main(["tau", "--n-jobs", "20", "--encoder", "some/model"]) == 2
     assert "--encoder apply to the encoder featurizers" in capsys.readouterr().err
+
+
+def test_tau_refuses_a_trainable_featurizer(capsys):
+    assert main(["tau", "--n-jobs", "20", "--featurizer", "hf_lora"]) == 2
+    assert "Frail-τ trains its own shared encoder over frozen features" in capsys.readouterr().err
