@@ -49,21 +49,43 @@ def _tau_data(frame: pd.DataFrame, rows: np.ndarray, job_ids: list[str], feature
     )
 
 
+def frozen_featurizer(name: str, seed: int, options: dict[str, Any]) -> Any:
+    """The featurizer, refused when it is one Frail-π trains (Frail-τ trains its own encoder on fixed features)."""
+    feat = make_featurizer(name, seed=seed, **options)
+    if feat.trainable:
+        raise SuiteInputError(f"Frail-τ trains its own shared encoder over frozen features; {name!r} is "
+                              "trained by Frail-π's joint loop: use a frozen featurizer (bow_svd, hf_frozen, ...).")
+    return feat
+
+
+def _featurize(feat: Any, frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    texts = sorted(set(frame["base_text"]) | set(frame["twin_text"]))
+    return dict(zip(texts, feat.transform(texts)))
+
+
+def fold_free_features(frame: pd.DataFrame, featurizer: str, options: dict[str, Any]) -> dict[str, np.ndarray] | None:
+    """Every text's features when the featurizer's fit learns nothing from the texts (hashing, hf_frozen), so the
+    seeds share one pass; None when it is fitted on each training fold."""
+    feat = frozen_featurizer(featurizer, 0, options)
+    return None if feat.fit_learns else _featurize(feat, frame)
+
+
 def run_tau_seed(frame: pd.DataFrame, split: Split, featurizer: str = "bow_svd", config: TauConfig | None = None,
+                 features: dict[str, np.ndarray] | None = None,
                  **featurizer_options: Any) -> tuple[pd.DataFrame, pd.DataFrame, FrailTau]:
     """Train on the training fold, early-stop on validation; test-fold predictions per job (contrast τ̂, ex-ante D̂)
-    and per observation (the test rows of ``frame``, an ``observations_frame``, with ``contrast_obs`` = Δ̂(J, T))."""
+    and per observation (the test rows of ``frame``, an ``observations_frame``, with ``contrast_obs`` = Δ̂(J, T)).
+
+    ``features`` (text -> vector) skips featurizing: for a featurizer whose fit learns nothing, computed once for
+    every seed by ``fold_free_features``."""
     start = time.perf_counter()
     config = config or TauConfig()
     roles = frame["base_id"].map(split.role_of).to_numpy()
-    feat = make_featurizer(featurizer, seed=split.seed, **featurizer_options)
-    if feat.trainable:
-        raise SuiteInputError(f"Frail-τ trains its own shared encoder over frozen features; {featurizer!r} is "
-                              "trained by Frail-π's joint loop: use a frozen featurizer (bow_svd, hf_frozen, ...).")
-    train_rows = frame[roles == "train"]
-    feat.fit(sorted(set(train_rows["base_text"]) | set(train_rows["twin_text"])))
-    texts = sorted(set(frame["base_text"]) | set(frame["twin_text"]))
-    features = dict(zip(texts, feat.transform(texts)))
+    if features is None:
+        feat = frozen_featurizer(featurizer, split.seed, featurizer_options)
+        train_rows = frame[roles == "train"]
+        feat.fit(sorted(set(train_rows["base_text"]) | set(train_rows["twin_text"])))
+        features = _featurize(feat, frame)
     data = {}
     for role in ("train", "val", "test"):
         rows = np.flatnonzero(roles == role)
@@ -118,10 +140,11 @@ def tau_check(rows: list[PairObservation], seeds: list[int], featurizer: str = "
     jobs = job_targets(frame)
     t = None if truth is None else pd.DataFrame(truth).set_index("base_id").reindex(jobs.index)
     fingerprint = dataset_fingerprint((r.base_id, r.twin_id, r.dose) for r in rows)
+    shared = fold_free_features(frame, featurizer, featurizer_options or {})
     per_seed = []
     for seed in seeds:
         split = make_split(jobs.index, fingerprint, seed)
-        pred, obs, model = run_tau_seed(frame, split, featurizer, config, **(featurizer_options or {}))
+        pred, obs, model = run_tau_seed(frame, split, featurizer, config, shared, **(featurizer_options or {}))
         pred = pred.set_index("base_id")
         test_ids = list(pred.index)
         job_methods = {"frail_tau_contrast": pred["contrast"].to_numpy(), "frail_tau_ex_ante": pred["ex_ante"].to_numpy()}
