@@ -162,3 +162,14 @@ def test_tau_cli_refuses_encoder_flags_on_a_word_featurizer(capsys):
 def test_tau_refuses_a_trainable_featurizer(capsys):
     assert main(["tau", "--n-jobs", "20", "--featurizer", "hf_lora"]) == 2
     assert "Frail-τ trains its own shared encoder over frozen features" in capsys.readouterr().err
+
+
+def test_fold_free_features_are_computed_once_for_all_seeds(monkeypatch):
+    from frail.featurizers import Hashing
+
+    calls = []
+    original = Hashing.transform
+    monkeypatch.setattr(Hashing, "transform", lambda self, texts: calls.append(len(texts)) or original(self, texts))
+    rows, truth = generate_continuous(30, 3)
+    tau_check(rows, [0, 1], "hashing", TauConfig(representation_epochs=1, calibration_epochs=2), truth)
+    assert len(calls) == 1  # one pass over every base and twin text, shared by both seeds
