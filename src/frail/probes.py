@@ -52,6 +52,7 @@ from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.files import write_text_atomic
 from glass_inspect.answers import answers_match
 from glass_inspect.corpus import sha256_file
+from glass_inspect.scorers import answer_groups
 
 from .logs import SCORER, HEAVY_FIELDS, as_float, read_header, sample_contract
 from .pairs import PairObservation, require_one_solver
@@ -122,16 +123,7 @@ class ProbeStandardiser:
 def draw_features(answers: list[str | None], correct: list[float], suite: str) -> dict[str, float]:
     """The probe features of one base from its draws' normalised answers (None: no answer) and correctness."""
     n = len(answers)
-    reps: list[str | None] = []
-    sizes: list[int] = []
-    for a in answers:
-        for i, rep in enumerate(reps):
-            if (a is None and rep is None) or answers_match(a, rep, suite):
-                sizes[i] += 1
-                break
-        else:
-            reps.append(a)
-            sizes.append(1)
+    sizes = [len(g) for g in answer_groups(answers, lambda a, b: answers_match(a, b, suite))]  # the modal vote's groups
     shares = np.array(sizes, dtype=float) / n
     return {"accuracy": float(sum(correct)) / n, "modal_share": float(shares.max()),
             "answer_entropy": float(-(shares * np.log(shares)).sum()) + 0.0, "distinct_answers": len(sizes) / n,

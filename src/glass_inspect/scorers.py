@@ -61,12 +61,9 @@ def _is_unscored(score: Score) -> bool:
     return isinstance(score.value, float) and math.isnan(score.value)
 
 
-def modal_vote(answers: list[str | None], same: Callable[[str, str], bool]) -> tuple[str | None, int, bool]:
-    """(modal answer, its votes, whether another answer had as many) over epoch-ordered answers.
-
-    Answers are grouped with ``same`` against each group's first member; ``None`` (no answer) is its own group.
-    Ties go to the group whose first member came first.
-    """
+def answer_groups(answers: list[str | None], same: Callable[[str, str], bool]) -> list[list[int]]:
+    """Indices of ``answers`` grouped by ``same`` against each group's first member, groups in order of first
+    appearance; ``None`` (no answer) is its own group."""
     groups: list[list[int]] = []
     for i, a in enumerate(answers):
         for group in groups:
@@ -76,6 +73,13 @@ def modal_vote(answers: list[str | None], same: Callable[[str, str], bool]) -> t
                 break
         else:
             groups.append([i])
+    return groups
+
+
+def modal_vote(answers: list[str | None], same: Callable[[str, str], bool]) -> tuple[str | None, int, bool]:
+    """(modal answer, its votes, whether another answer had as many) over epoch-ordered answers grouped by
+    ``answer_groups``. Ties go to the group whose first member came first."""
+    groups = answer_groups(answers, same)
     if not groups:
         return None, 0, False
     best = max(groups, key=len)  # max keeps the first of equals: the earliest-drawn group
@@ -169,15 +173,20 @@ def break_rate() -> Metric:
     return compute
 
 
+def _break_rates_by(scores: list[SampleScore], key: Callable[[PairOutcome], Any], label: str) -> dict[str, float]:
+    """The break rate of each group of perturbing pairs, keyed ``label.format(group)`` in group order."""
+    by: dict[Any, list[PairOutcome]] = defaultdict(list)
+    for p in _perturbing(scores):
+        by[key(p)].append(p)
+    return {label.format(group): _break_rate(ps) for group, ps in sorted(by.items())}
+
+
 @metric
 def family_break_rate() -> Metric:
     """P(B=1 | Y(base)=1) per operator family (keys: ``break_rate_<family>``)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        by: dict[str, list[PairOutcome]] = defaultdict(list)
-        for p in _perturbing(scores):
-            by[p.operator].append(p)
-        return {f"break_rate_{fam}": _break_rate(ps) for fam, ps in sorted(by.items())}
+        return _break_rates_by(scores, lambda p: p.operator, "break_rate_{}")
 
     return compute
 
@@ -187,10 +196,7 @@ def dose_break_rate() -> Metric:
     """P(B=1 | Y(base)=1) per dose manifest (keys: ``break_rate_m1``, ``break_rate_m3``, ...)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        by: dict[int, list[PairOutcome]] = defaultdict(list)
-        for p in _perturbing(scores):
-            by[p.dose].append(p)
-        return {f"break_rate_m{d}": _break_rate(ps) for d, ps in sorted(by.items())}
+        return _break_rates_by(scores, lambda p: p.dose, "break_rate_m{}")
 
     return compute
 
