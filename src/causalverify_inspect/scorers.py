@@ -6,8 +6,8 @@ Per sample (Score value keys, all 0/1 unless noted):
 - ``L2b_plus`` L2b and the extracted estimate's relative error |est - canon| / |canon| is at most the tolerance
   (paper §4: ``<=``; the scenario is unscoreable when |canon| < 1e-9);
 - ``tol_10`` ... ``tol_100`` the same at 10, 25, 50, 75, 100 % (the tolerance sweep, App. C.5);
-- ``environment`` the run failed on a package error (not found, install failed, function missing) while naming an
-  R package that the Docker image provides and this sandbox lacks;
+- ``environment`` the run failed on a package error (not found, install failed, function missing) for an R package
+  that the Docker image provides and that this sandbox's own package check reports missing;
 - ``fail_<category>`` one-hot failure taxonomy (App. C.2): no_code, execution_failure, environment, no_estimate,
   wrong_coefficient, window_scale, iv_stage, rdd_cutoff_sign, other;
 - with the calibration arm: ``conf_method``, ``conf_specification``, ``conf_estimate`` (NaN when the reply could not be
@@ -52,24 +52,53 @@ MIN_CANONICAL = 1e-9
 SCALE_MATCH = 0.10
 """Relative closeness at which a miss counts as a window/scale mismatch (k days of a per-day effect, or percent)."""
 LEVELS = ("L1", "L2a", "L2b", "L2b_plus")
+EXTRACTOR_STDOUT_CHARS = 6000
 
-_MISSING_PKG = re.compile(r"there is no package called\s*[‘'\"`]?([A-Za-z][\w.]*)")
-_PACKAGE_ERROR = re.compile(r"there is no package called|unable to install packages|without setting a mirror|"
-                            r"could not find function|is not available", re.I)
+_LOAD_ERROR = re.compile(r"there is no package called\s*[‘'\"`]?([A-Za-z][\w.]*)|"
+                         r"package\s*[‘'\"`]([A-Za-z][\w.]*)[’'\"`]?\s*is not available|"
+                         r"could not find function\s*[“\"'`]([^”\"'`]+)")
 _INSTALL_CALL = re.compile(r"install\.packages\(\s*(?:c\()?([^)]*)")
+_INSTALL_FAILED = re.compile(r"unable to install packages|trying to use CRAN without setting a mirror")
+KNOWN_EXPORTS = {
+    "fixest": ("feols", "feglm", "fepois", "etable", "sunab", "iplot", "coefplot"),
+    "rdrobust": ("rdrobust", "rdplot", "rdbwselect"), "rddensity": ("rddensity", "rdplotdensity"),
+    "plm": ("plm", "pdata.frame", "pgmm"), "estimatr": ("lm_robust", "iv_robust", "difference_in_means"),
+    "AER": ("ivreg",), "ivreg": ("ivreg",), "stargazer": ("stargazer",), "rdd": ("RDestimate", "DCdensity"),
+    "lmtest": ("coeftest",), "sandwich": ("vcovHC", "vcovCL"), "car": ("linearHypothesis",),
+}
+"""Functions whose "could not find function" error means their package failed to load (upstream's wrapper hides
+the load warning itself)."""
 
 
 def sweep_key(tol: float) -> str:
     return f"tol_{round(tol * 100)}"
 
 
-def missing_docker_package(stderr: str) -> str | None:
-    """A package the Docker image provides that this run lacked: named by R's 'there is no package called' error,
-    or by a failed ``install.packages(...)`` call (no network in the sandbox)."""
-    names = _MISSING_PKG.findall(stderr or "")
+def environment_package(stderr: str, missing: list[str]) -> str | None:
+    """The Docker-image package this failed run lacked, or None.
+
+    ``missing`` comes from the sandbox's own package check, never from the program's output; the program's stderr
+    only ties the failure to one of those packages: R's load error naming it, a failed ``install.packages`` call
+    (no network), or a missing function that the package exports. A program that prints a fake load
+    error for a package the sandbox has gets no ``environment`` label.
+    """
+    named: set[str] = set()
+    for package, not_available, function in _LOAD_ERROR.findall(stderr or ""):
+        named.update({package, not_available} - {""})
+        named.update(p for p, functions in KNOWN_EXPORTS.items() if function in functions)
     for call in _INSTALL_CALL.findall(stderr or ""):
-        names += re.findall(r"[\"']([A-Za-z][\w.]*)[\"']", call)
-    return next((name for name in names if name in DOCKER_R_PACKAGES), None)
+        named.update(re.findall(r"[\"']([A-Za-z][\w.]*)[\"']", call))
+    if _INSTALL_FAILED.search(stderr or ""):  # install.packages(some_variable) failed: no network in the sandbox
+        named.update(missing)
+    return next((p for p in missing if p in named and p in DOCKER_R_PACKAGES), None)
+
+
+def extractor_excerpt(stdout: str, chars: int = EXTRACTOR_STDOUT_CHARS) -> str:
+    """What the extractor is shown of a long output: its first and last halves, the cut marked."""
+    if len(stdout) <= chars:
+        return stdout
+    half = chars // 2
+    return f"{stdout[:half]}\n[... {len(stdout) - 2 * half} characters omitted ...]\n{stdout[-half:]}"
 
 
 def window_days(window: tuple[int, int] | None) -> int:
@@ -152,7 +181,7 @@ async def _ask_extractor(family: str, code: str, stdout: str) -> tuple[float | N
     except Exception as exc:  # inspect raises its own PrerequisiteError when the role is not bound
         raise NoExtractorError(str(exc)) from None
     prompt = EXTRACTOR_USER.format(family=family, guidance=FAMILY_GUIDANCE[family], code=code[:4000],
-                                   stdout=stdout[:6000])
+                                   stdout=extractor_excerpt(stdout))
     calls = _EXTRACTOR_CALLS.setdefault(extractor, {})
     call = calls.get(prompt)
     if call is None or call.cancelled() or (call.done() and call.exception() is not None):  # ask (again)
@@ -191,9 +220,7 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
         if not levels["L2a"]:
             failure, explanation = "no_code", "no R code block in the response"
         elif not levels["L2b"]:
-            package = missing_docker_package(run.get("stderr", ""))
-            if package is None and run.get("missing_packages") and _PACKAGE_ERROR.search(run.get("stderr", "")):
-                package = run["missing_packages"][0]
+            package = environment_package(run.get("stderr", ""), run.get("missing_packages") or [])
             environment = int(package is not None and not run.get("timed_out"))
             failure = "environment" if environment else "execution_failure"
             explanation = (f"R package '{package}' (in the Docker image) is missing from this sandbox" if environment

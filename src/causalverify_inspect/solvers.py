@@ -1,8 +1,8 @@
 """Exp B solvers (paper §4, App. C): get a response (generate or replay), take its R block, run it in the sandbox.
 
-The run record is kept in the sample store under ``cv_run`` (so it lands in the log): the code, exit code, stdout and
-stderr (capped by the sandbox), wall time, whether it timed out, and after a failed run the Docker-image packages the
-code names that this sandbox lacks (``missing_packages``). The calibration step (paper §5, App. E) stores the
+The run record is kept in the sample store under ``cv_run`` (so it lands in the log and a re-score reads what the
+first score read): the code, exit code, the whole captured stdout and stderr (capped by the sandbox), wall time,
+whether it timed out, and the Docker-image packages the code names that this sandbox lacks (``missing_packages``). The calibration step (paper §5, App. E) stores the
 model's three confidences under ``cv_confidence``.
 """
 
@@ -13,7 +13,7 @@ import time
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import sandbox
+from inspect_ai.util import OutputLimitExceededError, sandbox
 
 from causalverify_inspect.dataset import cached_response_path, read_cached_response
 from causalverify_inspect.extraction import extract_r_code, reply_json_object
@@ -24,7 +24,9 @@ SCRIPT_NAME = "cv_analysis.R"
 RUN_KEY = "cv_run"
 CONFIDENCE_KEY = "cv_confidence"
 CONFIDENCE_FIELDS = ("method", "specification", "estimate")
-STORED_OUTPUT_CHARS = 20_000
+KILL_GRACE = 5
+BACKSTOP_SECONDS = 30
+"""Seconds past ``timeout`` after which the sandbox call itself is abandoned (the in-sandbox limit failed)."""
 
 
 _PACKAGE_REF = re.compile(r"(?:library|require|requireNamespace)\(\s*[\"']?([A-Za-z][\w.]*)|([A-Za-z][\w.]*)::|"
@@ -38,7 +40,8 @@ def referenced_docker_packages(code: str) -> list[str]:
 
 
 async def missing_packages(packages: list[str]) -> list[str]:
-    """Which of ``packages`` the sandbox's R lacks (asked only after a failed run)."""
+    """Which of ``packages`` the sandbox's R lacks, asked of the sandbox's own R in a separate run (so nothing the
+    program printed decides it)."""
     if not packages:
         return []
     query = f"cat(setdiff(c({', '.join(repr(p) for p in packages)}), rownames(installed.packages())), sep = '\\n')"
@@ -67,16 +70,25 @@ def replay_response(responses: str, model: str) -> Solver:
     return solve
 
 
-def _tail(text: str) -> str:
-    if len(text) <= STORED_OUTPUT_CHARS:
-        return text
-    dropped = len(text) - STORED_OUTPUT_CHARS
-    return f"{NOTE_PREFIX} first {dropped} chars not kept in the log]\n" + text[-STORED_OUTPUT_CHARS:]
+def run_argv(timeout: int) -> list[str]:
+    """``Rscript --vanilla`` under coreutils ``timeout`` inside the sandbox, so what the program printed before the
+    limit is kept (R writes its console output unbuffered); TERM at ``timeout`` s, KILL 5 s later."""
+    return ["timeout", f"--kill-after={KILL_GRACE}", str(timeout), "Rscript", "--vanilla", SCRIPT_NAME]
+
+
+def timed_out(returncode: int | None, seconds: float, timeout: int) -> bool:
+    """Whether the run ended at its time limit: ``timeout``'s own exit codes (124 after TERM, 137 after KILL) and a
+    wall time at the limit, which the program cannot fake by exiting with those codes early."""
+    return returncode in (124, 137) and seconds >= timeout
 
 
 @solver
 def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
     """Extract the response's R block (L2a) and run it with ``Rscript --vanilla`` in the sandbox (L2b = exit 0).
+
+    The record keeps everything the sandbox captured (each stream capped by the sandbox: its first and last halves;
+    the docker sandbox raises past its own 10 MiB limit, and then what it returned is kept) and, when the code
+    names packages of the Docker image, which of them this sandbox's R lacks, as the sandbox itself reports.
 
     Args:
         timeout: Wall-clock seconds for the run.
@@ -95,14 +107,16 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
             await sb.write_file(SCRIPT_NAME, script)
             started = time.monotonic()
             try:
-                result = await sb.exec(["Rscript", "--vanilla", SCRIPT_NAME], timeout=timeout, timeout_retry=False)
-                record.update(ran=True, exit_code=result.returncode, stdout=_tail(result.stdout),
-                              stderr=_tail(result.stderr))
-                if result.returncode != 0:
-                    record["missing_packages"] = await missing_packages(referenced_docker_packages(blocks.code))
+                result = await sb.exec(run_argv(timeout), timeout=timeout + BACKSTOP_SECONDS, timeout_retry=False)
+                code, stdout, stderr = result.returncode, result.stdout, result.stderr
             except TimeoutError:
-                record.update(ran=True, timed_out=True, stderr=f"timeout after {timeout} s")
-            record["seconds"] = round(time.monotonic() - started, 3)
+                code, stdout, stderr = None, "", f"{NOTE_PREFIX} no answer from the sandbox within {timeout} s]"
+            except OutputLimitExceededError as exc:
+                code, stdout, stderr = -1, exc.truncated_output or "", f"{NOTE_PREFIX} {exc}]"
+            seconds = time.monotonic() - started
+            record.update(ran=True, exit_code=code, stdout=stdout, stderr=stderr, seconds=round(seconds, 3),
+                          timed_out=code is None or timed_out(code, seconds, timeout))
+            record["missing_packages"] = await missing_packages(referenced_docker_packages(blocks.code))
         state.store.set(RUN_KEY, record)
         return state
 

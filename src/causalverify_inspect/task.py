@@ -12,7 +12,6 @@ scored for method family (L3) and direction (L4) against consensus labels (see :
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
@@ -23,14 +22,12 @@ from causal_suite.errors import SuiteInputError, strict_params
 from causalverify_inspect.dataset import check_cached_responses, exp_b_dataset
 from causalverify_inspect.exp_a import agreement, exp_a_dataset, exp_a_scorer
 from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM
-from causalverify_inspect.sandbox import SANDBOX_NAME, ConfinedLimits
+from causalverify_inspect.sandbox import DOCKER_COMPOSE, SANDBOX_NAME, ConfinedLimits
 from causalverify_inspect.scorers import exp_b_metrics, exp_b_scorer
 from causalverify_inspect.solvers import rate_own_workflow, replay_response, run_r_block
 
 EXP_B_VERSION = "1-A"
 EXP_A_VERSION = "1-A"
-# sandbox_r is a link to the repository's sandboxes/r, copied into the wheel as package data
-DOCKER_COMPOSE = Path(__file__).resolve().parent / "sandbox_r" / "compose.yaml"
 ES_WINDOW_RULES = ("strict", "cumulative")
 
 

@@ -9,7 +9,7 @@ from inspect_ai.solver import TaskState
 
 from causalverify_inspect import scorers
 from causalverify_inspect.scorers import (calibration_summary, classify_miss, conditional_pass, exp_b_scorer,
-                                          failure_taxonomy, missing_docker_package, relative_error)
+                                          environment_package, extractor_excerpt, failure_taxonomy, relative_error)
 from causalverify_inspect.solvers import CONFIDENCE_KEY, RUN_KEY
 
 
@@ -71,10 +71,36 @@ async def test_timeout_is_an_execution_failure():
 
 async def test_missing_docker_package_is_environment():
     stderr = "Error in library(fixest) : there is no package called \u2018fixest\u2019\n"
-    result = await score(make_state({"exit_code": 1, "stderr": stderr}))
+    result = await score(make_state({"exit_code": 1, "stderr": stderr, "missing_packages": ["fixest"]}))
     assert result.value["environment"] == 1 and result.value["fail_environment"] == 1
-    assert missing_docker_package('Error in install.packages("rdrobust", repos = "x") :\n') == "rdrobust"
-    assert missing_docker_package("there is no package called 'quantmod'") is None
+    assert "fixest" in result.explanation
+
+
+async def test_a_printed_load_error_alone_is_not_environment():
+    # the program printed R's load error itself, but the sandbox's own check found the package installed
+    stderr = "Error in library(fixest) : there is no package called \u2018fixest\u2019\n"
+    result = await score(make_state({"exit_code": 1, "stderr": stderr, "missing_packages": []}))
+    assert result.value["environment"] == 0 and result.value["fail_execution_failure"] == 1
+
+
+@pytest.mark.parametrize("stderr, missing, expected", [
+    ('Error in install.packages("rdrobust", repos = "x") :\n', ["rdrobust"], "rdrobust"),
+    ("there is no package called 'quantmod'", ["rdrobust"], None),  # not a package of the image
+    ('Error in feols(y ~ d, data) : could not find function "feols"', ["fixest"], "fixest"),
+    ('Error in d %>% mutate(x = 1) : could not find function "%>%"', ["rdrobust", "plm"], None),
+    ("there is no package called \u2018plm\u2019", ["rdrobust", "plm"], "plm"),
+    ("package \u2018rdd\u2019 is not available for this version of R", ["rdd"], "rdd"),
+    ("Error: object 'x' not found", ["fixest"], None),
+])
+def test_environment_package_needs_both_the_sandbox_check_and_the_error(stderr, missing, expected):
+    assert environment_package(stderr, missing) == expected
+
+
+def test_extractor_sees_both_ends_of_a_long_output():
+    text = "HEAD " + "x" * 20_000 + " Estimate: 0.42"
+    excerpt = extractor_excerpt(text)
+    assert excerpt.startswith("HEAD") and excerpt.endswith("Estimate: 0.42") and len(excerpt) < 6100
+    assert extractor_excerpt("short") == "short"
 
 
 async def test_output_without_numbers_is_no_estimate():

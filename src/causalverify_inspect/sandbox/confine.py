@@ -1,0 +1,166 @@
+"""One confined command: bubblewrap + prlimit, an empty environment, captured output, whole-tree kill.
+
+Nothing of the host's environment exists inside: the process that runs bubblewrap is started with only the
+variables the command needs (so bubblewrap's own ``/proc/<pid>/environ`` holds no secret), and bubblewrap runs the
+command as the sandbox's pid 1 (``--as-pid-1``), so no host-started process is visible, traceable or readable from
+inside. When pid 1 exits, the kernel kills everything else left in the namespace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from inspect_ai.util import ExecResult
+
+from causalverify_inspect.sandbox.limits import ConfinedLimits, SampleGuard
+
+WORKDIR = PurePosixPath("/workdir")
+"""The work dir as the sandboxed command sees it (its current directory)."""
+NOTE_PREFIX = "[sandbox:"
+"""Lines the sandbox appends to captured output (truncation, signals, limits); not the program's output."""
+LAUNCH_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+"""The whole environment of the launcher (setpriv, bubblewrap): nothing inherited from the host process."""
+
+_RO_SYSTEM = ("/usr",)
+_RO_ETC = ("/etc/R", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/fonts")
+_USR_LINKS = ("lib", "lib64", "bin", "sbin")
+
+
+def bwrap_argv(workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: dict[str, str]) -> list[str]:
+    """The bubblewrap + prlimit prefix that confines one command (the command's argv follows it)."""
+    argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"]
+    for path in _RO_SYSTEM:
+        argv += ["--ro-bind", path, path]
+    for name in _USR_LINKS:
+        if Path(f"/usr/{name}").exists() and Path(f"/{name}").is_symlink():
+            argv += ["--symlink", f"usr/{name}", f"/{name}"]
+        elif Path(f"/{name}").is_dir():
+            argv += ["--ro-bind", f"/{name}", f"/{name}"]
+    for path in _RO_ETC:
+        if Path(path).exists():
+            argv += ["--ro-bind", path, path]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.shm_bytes), "--tmpfs", "/dev/shm",
+             "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp", "--bind", str(workdir), str(WORKDIR)]
+    argv += ["--chdir", str(cwd), "--clearenv"]
+    base_env = {"PATH": LAUNCH_ENV["PATH"], "HOME": str(WORKDIR), "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+                "OMP_NUM_THREADS": "1", "R_LIBS_USER": "/nonexistent"}
+    for key, value in {**base_env, **env}.items():
+        argv += ["--setenv", key, value]
+    argv += ["--", "prlimit", f"--cpu={limits.cpu_seconds}", f"--as={limits.memory_bytes}",
+             f"--nproc={limits.processes}", f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}",
+             "--core=0", "--"]
+    return argv
+
+
+def as_user(uid: int | None) -> list[str]:
+    if uid is None:
+        return []
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+
+
+@dataclass
+class Capture:
+    """One output stream, capped: the first and the last ``cap // 2`` bytes are kept, the middle is counted."""
+
+    cap: int
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    total: int = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.cap // 2 - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            del self.tail[:max(0, len(self.tail) - (self.cap - self.cap // 2))]
+
+    def text(self, name: str) -> str:
+        kept = len(self.head) + len(self.tail)
+        head = bytes(self.head).decode("utf-8", errors="replace")
+        tail = bytes(self.tail).decode("utf-8", errors="replace")
+        if self.total <= kept:
+            return head + tail
+        return (f"{head}\n{NOTE_PREFIX} {name} truncated, {self.total - kept} of {self.total} bytes dropped "
+                f"here]\n{tail}")
+
+
+async def _pump(stream: asyncio.StreamReader, into: Capture) -> None:
+    while chunk := await stream.read(65536):
+        into.add(chunk)
+
+
+def without_sandbox_notes(text: str) -> str:
+    """``text`` without the lines this sandbox appended to it."""
+    return "\n".join(line for line in text.splitlines() if not line.startswith(NOTE_PREFIX))
+
+
+async def run_confined(
+    cmd: list[str],
+    workdir: Path,
+    guard: SampleGuard,
+    *,
+    cwd: PurePosixPath = WORKDIR,
+    timeout: float | None = None,
+    input: str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    uid: int | None = None,
+) -> ExecResult[str]:
+    """Run ``cmd`` confined, with ``workdir`` as its only writable directory; raise TimeoutError after ``timeout`` s.
+
+    The whole process tree is killed on timeout, on cancellation and when a sample limit is breached (the breach
+    is noted at the end of stderr and the return code is -9). Output beyond ``limits.output_bytes`` per stream is
+    dropped from the middle and the drop noted where it happened.
+    """
+    limits = guard.limits
+    argv = guard.prefix_argv() + as_user(uid) + bwrap_argv(workdir, cwd, limits, env or {}) + list(cmd)
+    proc = await asyncio.create_subprocess_exec(
+        *argv, stdin=asyncio.subprocess.PIPE if input is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True, env=LAUNCH_ENV)
+    out, err = Capture(limits.output_bytes), Capture(limits.output_bytes)
+    finished = asyncio.ensure_future(asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err), proc.wait()))
+    watcher = asyncio.ensure_future(guard.watch(proc.pid)) if guard.needs_watch() else None
+    breach = None
+    try:
+        if input is not None:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                proc.stdin.write(input.encode() if isinstance(input, str) else input)
+                await proc.stdin.drain()
+                proc.stdin.close()
+        waiting = {finished} | ({watcher} if watcher else set())
+        done, _ = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if not done:
+            raise TimeoutError(f"confined command exceeded its wall-clock limit of {timeout} s")
+        if watcher in done:
+            breach = watcher.result()
+    finally:
+        if not finished.done():
+            _kill(proc.pid, guard)
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(finished), 10)
+        if watcher is not None:
+            watcher.cancel()
+    code = proc.returncode
+    stderr = err.text("stderr")
+    if breach:
+        stderr += f"\n{NOTE_PREFIX} {breach}; the command was killed]\n"
+    elif guard.cgroup is not None and guard.cgroup.memory_limit_hit():
+        stderr += f"\n{NOTE_PREFIX} the sample reached its memory limit of {limits.memory_bytes} bytes]\n"
+    if code is not None and code < 0:
+        stderr += f"{NOTE_PREFIX} killed by signal {signal.Signals(-code).name}]\n"
+    return ExecResult(success=code == 0 and not breach, returncode=code if code is not None else -1,
+                      stdout=out.text("stdout"), stderr=stderr)
+
+
+def _kill(pid: int, guard: SampleGuard) -> None:
+    """Kill everything of the sample still alive (found while the launcher still links it), then the launcher."""
+    guard.kill_all(pid)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
