@@ -7,7 +7,6 @@ in upstream's output format (``{sid}_{slug}.json``, ``llm_response.content``) ar
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,6 +14,8 @@ import pandas as pd
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.fields import check_type
+from causal_suite.jsonl import read_json
 from causalverify_inspect.prompts import EXP_B_USER
 from causalverify_inspect.scenarios import Scenario, load_scenarios
 
@@ -89,22 +90,23 @@ def cached_response_path(responses: str | Path, scenario_id: str, slug: str) -> 
 def read_cached_response(path: Path) -> str:
     """``llm_response.content`` of one cached upstream response file."""
     path = require_file(path, "Cached response")
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        content = doc["llm_response"]["content"]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise SuiteInputError(
-            f"Cached response '{path}': field 'llm_response.content' is unreadable ({exc}).") from None
-    if not isinstance(content, str):
-        raise SuiteInputError(f"Cached response '{path}': field 'llm_response.content' is not a string.")
-    return content
+    where = f"Cached response '{path}'"
+    doc = read_json(path, where)
+    response = doc.get("llm_response") if isinstance(doc, dict) else None
+    content = response.get("content") if isinstance(response, dict) else None
+    return check_type(content, "llm_response.content", where, str)
 
 
 def check_cached_responses(responses: str | Path, slug: str, scenario_ids: Sequence[str]) -> None:
-    """Fail before the eval starts if any scenario lacks its cached response file."""
-    require_file(responses, "Cached responses folder")
+    """Fail before the eval starts if any scenario lacks its cached response file or the file is unreadable
+    (every file is parsed here, so one bad file never stops the other samples mid-run)."""
+    folder = require_file(responses, "Cached responses folder")
+    if not folder.is_dir():
+        raise SuiteInputError(f"Cached responses folder '{folder}' is a file; pass the folder holding the responses.")
     missing = [sid for sid in scenario_ids if not cached_response_path(responses, sid, slug).exists()]
     if missing:
         raise SuiteInputError(
             f"Cached responses folder '{responses}' lacks {len(missing)} file(s) for model slug '{slug}', "
             f"e.g. '{cached_response_path(responses, missing[0], slug).name}'.")
+    for sid in scenario_ids:
+        read_cached_response(cached_response_path(responses, sid, slug))

@@ -23,7 +23,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from causal_suite.errors import SuiteInputError, require_file
-from causal_suite.jsonl import iter_jsonl, read_json_list
+from causal_suite.jsonl import read_records
 from causalverify_inspect.prompts import EXP_A_USER
 from causalverify_inspect.scenarios import DIRECTIONS, FAMILIES
 
@@ -78,9 +78,8 @@ def detect_direction(response: str) -> str | None:
 
 
 def _read_records(path: Path) -> list[dict]:
-    """The records of a JSON-lines (``.jsonl``) or JSON-array file."""
-    where = f"Exp A file '{require_file(path, 'Exp A context file')}'"
-    return [row for _, row in iter_jsonl(path, where)] if path.suffix == ".jsonl" else read_json_list(path, where)
+    """The records of a JSON-array or JSON-lines file."""
+    return [row for _, row in read_records(require_file(path, "Exp A file"), f"Exp A file '{path}'")]
 
 
 def _labels(path: str | Path | None) -> dict[str, dict]:
@@ -104,8 +103,8 @@ def exp_a_dataset(contexts: str | Path | None = None, labels: str | Path | None 
         if not isinstance(rec, dict):
             raise SuiteInputError(f"{where}: a record should be an object.")
         for key in CONTEXT_FIELDS:
-            if not isinstance(rec.get(key), (str, int)) or str(rec[key]).strip() == "":
-                raise SuiteInputError(f"{where}: field '{key}' is missing or empty.")
+            if not isinstance(rec.get(key), (str, int)) or isinstance(rec[key], bool) or str(rec[key]).strip() == "":
+                raise SuiteInputError(f"{where}: field '{key}' should be a non-empty string, got {rec.get(key)!r}.")
         pid = str(rec["paper_id"])
         if pid in seen:
             raise SuiteInputError(f"{where}: paper_id {pid!r} occurs twice.")
@@ -115,6 +114,8 @@ def exp_a_dataset(contexts: str | Path | None = None, labels: str | Path | None 
             id=pid, input=EXP_A_USER.format(**{k: rec[k] for k in CONTEXT_FIELDS[1:]}),
             metadata={"method": label["method"] if label["method"] in FAMILIES else None,
                       "direction": label["direction"] if label["direction"] in DIRECTIONS else None}))
+    if not samples:
+        raise SuiteInputError(f"Exp A file '{path}' holds no records.")
     return MemoryDataset(samples, name="causalverify_exp_a")
 
 

@@ -14,14 +14,18 @@ Three sources load into the same :class:`Scenario` records:
 from __future__ import annotations
 
 import hashlib
-import json
+import io
+import math
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.fields import NUMBER, check_type, require
+from causal_suite.jsonl import read_json, read_text
 
 FAMILIES = ("DID", "EVENT_STUDY", "IV", "RDD")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -95,39 +99,50 @@ def file_sha256(path: Path) -> str:
 
 
 def read_scenario_csv(path: Path, family: str, scenario_id: str) -> pd.DataFrame:
-    """Read a scenario's CSV; an empty file, a missing required column or a non-numeric column is an error."""
+    """Read a scenario's CSV; a file that is not UTF-8 text or not a table, an empty file, a missing required
+    column, a non-numeric column or a missing (NaN) or infinite value is an error."""
     if family not in FAMILIES:
         raise SuiteInputError(f"Scenario {scenario_id}: unknown family {family!r}; expected one of {FAMILIES}.")
     path = require_file(path, f"Scenario {scenario_id}'s data file")
+    where = f"Scenario {scenario_id}: data file '{path}'"
     try:
-        data = pd.read_csv(path)
+        data = pd.read_csv(io.StringIO(read_text(path, where)))
     except pd.errors.EmptyDataError:
-        raise SuiteInputError(f"Scenario {scenario_id}: data file '{path}' is empty.") from None
+        raise SuiteInputError(f"{where} is empty.") from None
+    except pd.errors.ParserError as exc:
+        raise SuiteInputError(f"{where} is not a well-formed CSV table ({str(exc).strip()}).") from None
     if data.empty:
-        raise SuiteInputError(f"Scenario {scenario_id}: data file '{path}' has a header but no rows.")
+        raise SuiteInputError(f"{where} has a header but no rows.")
     missing = missing_columns(data, family)
     if missing:
-        raise SuiteInputError(
-            f"Scenario {scenario_id}: data file '{path}' lacks the {family} column(s) {missing} "
-            f"(it has {list(data.columns)})."
-        )
+        raise SuiteInputError(f"{where} lacks the {family} column(s) {missing} (it has {list(data.columns)}).")
     bad = [c for c in data.columns if not pd.api.types.is_numeric_dtype(data[c])]
     if bad:
-        raise SuiteInputError(f"Scenario {scenario_id}: data file '{path}' has non-numeric column(s) {bad}.")
+        raise SuiteInputError(f"{where} has non-numeric column(s) {bad}.")
+    for col in data.columns:
+        finite = np.isfinite(data[col].to_numpy(dtype=float))
+        if not finite.all():
+            row = int(np.argmin(finite))
+            raise SuiteInputError(
+                f"{where}, line {row + 2}, column '{col}': {data[col].iloc[row]} is not a finite number "
+                "(a scenario's data must be complete).")
     return data
 
 
-def _field(record: dict, key: str, where: str, kind: type | tuple[type, ...] = str) -> Any:
-    if key not in record:
-        raise SuiteInputError(f"{where}: field '{key}' is missing.")
-    value = record[key]
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise SuiteInputError(f"{where}: field '{key}' should be {getattr(kind, '__name__', kind)}, got {value!r}.")
-    return value
+def _data_path(root: Path, data_file: str, where: str) -> Path:
+    """``root / data_file``, refused unless ``data_file`` is a relative path that stays inside ``root``."""
+    rel = PurePosixPath(data_file)
+    inside = bool(rel.parts) and not rel.is_absolute() and ".." not in rel.parts
+    path = root / data_file
+    if not inside or not path.resolve().is_relative_to(root.resolve()):
+        raise SuiteInputError(
+            f"{where}: field 'data_file' is {data_file!r}; it must be a relative path inside the scenario folder "
+            f"'{root}'.")
+    return path
 
 
 def _choice(record: dict, key: str, where: str, allowed: tuple[str, ...]) -> str:
-    value = _field(record, key, where)
+    value = require(record, key, where)
     if value not in allowed:
         raise SuiteInputError(f"{where}: field '{key}' is {value!r}; expected one of {allowed}.")
     return value
@@ -139,10 +154,10 @@ def _canonical_from(record: Any, where: str) -> CanonicalEstimate | None:
     if not isinstance(record, dict):
         raise SuiteInputError(f"{where}: field 'canonical' should be an object, got {record!r}.")
     return CanonicalEstimate(
-        estimate=float(_field(record, "estimate", f"{where} canonical", (int, float))),
-        se=float(_field(record, "se", f"{where} canonical", (int, float))),
-        n=int(_field(record, "n", f"{where} canonical", int)),
-        spec=_field(record, "spec", f"{where} canonical"),
+        estimate=float(require(record, "estimate", f"{where} canonical", NUMBER)),
+        se=float(require(record, "se", f"{where} canonical", NUMBER)),
+        n=int(require(record, "n", f"{where} canonical", int)),
+        spec=require(record, "spec", f"{where} canonical"),
     )
 
 
@@ -150,33 +165,31 @@ def scenario_from_record(record: dict, data_root: Path, where: str) -> Scenario:
     """Build a :class:`Scenario` from one of our records (``scenarios.json``); ``where`` names file and record."""
     if not isinstance(record, dict):
         raise SuiteInputError(f"{where}: a scenario record should be an object, got {type(record).__name__}.")
-    effect = float(_field(record, "true_effect", where, (int, float)))
-    data_file = _field(record, "data_file", where)
+    effect = float(require(record, "true_effect", where, NUMBER))
+    data_file = require(record, "data_file", where)
+    data_path = _data_path(data_root, data_file, where)
     return Scenario(
-        scenario_id=_field(record, "scenario_id", where),
+        scenario_id=require(record, "scenario_id", where),
         family=_choice(record, "family", where, FAMILIES),
         difficulty=_choice(record, "difficulty", where, DIFFICULTIES),
-        title=_field(record, "title", where),
-        research_question=_field(record, "research_question", where),
-        data_description=_field(record, "data_description", where),
-        data_path=data_root / data_file,
+        title=require(record, "title", where),
+        research_question=require(record, "research_question", where),
+        data_description=require(record, "data_description", where),
+        data_path=data_path,
         data_file=data_file,
         true_effect=effect,
         direction=_choice(record, "direction", where, DIRECTIONS),
         canonical=_canonical_from(record.get("canonical"), where),
-        ground_truth=_field(record, "ground_truth", where, dict),
-        design=_field(record, "design", where, dict),
-        sha256=record.get("sha256"),
+        ground_truth=require(record, "ground_truth", where, dict),
+        design=require(record, "design", where, dict),
+        sha256=check_type(record.get("sha256"), "sha256", where, (str, type(None))),
     )
 
 
 def read_records(path: Path) -> dict:
     """Our records file: ``{"generator": ..., "seed": ..., "scenarios": [...]}``."""
     path = require_file(path, "CausalVerify scenario records")
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise SuiteInputError(f"Scenario records '{path}' are not valid JSON ({exc}).") from None
+    doc = read_json(path, f"Scenario records '{path}'")
     if not isinstance(doc, dict) or not isinstance(doc.get("scenarios"), list):
         raise SuiteInputError(f"Scenario records '{path}': field 'scenarios' (a list) is missing.")
     return doc
@@ -244,33 +257,34 @@ def _load_upstream(root: Path) -> list[Scenario]:
     stored = _upstream_canonicals(root / UPSTREAM_VERIFICATION)
     out = []
     for path in files:
-        try:
-            rec = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise SuiteInputError(f"Upstream scenario '{path}' is not valid JSON ({exc}).") from None
         where = f"Upstream scenario '{path}'"
-        sid = _field(rec, "scenario_id", where)
+        rec = read_json(path, where)
+        if not isinstance(rec, dict):
+            raise SuiteInputError(f"{where} should hold a JSON object, not a {type(rec).__name__}.")
+        sid = require(rec, "scenario_id", where)
         where = f"Upstream scenario '{path}', record {sid}"
         family = _choice(rec, "method_family", where, FAMILIES)
-        truth = _field(rec, "dgp_truth", where, dict)
-        data_file = _field(rec, "data_file", where)
-        data_path = root / data_file
+        truth = require(rec, "dgp_truth", where, dict)
+        data_file = require(rec, "data_file", where)
+        data_path = _data_path(root, data_file, where)
         data = read_scenario_csv(data_path, family, sid)
         canonical = stored.get(sid) or canonical_estimate(data, family)
+        if not math.isfinite(canonical.estimate):
+            raise SuiteInputError(f"{where}: the canonical {family} estimate on '{data_path}' is not finite.")
         out.append(
             Scenario(
                 scenario_id=sid,
                 family=family,
                 difficulty=_choice(rec, "difficulty", where, DIFFICULTIES),
-                title=_field(rec, "title", where),
-                research_question=_field(rec, "research_question", where),
-                data_description=_field(rec, "data_description", where),
+                title=require(rec, "title", where),
+                research_question=require(rec, "research_question", where),
+                data_description=require(rec, "data_description", where),
                 data_path=data_path,
                 data_file=data_file,
-                true_effect=float(_field(truth, "effect", f"{where} dgp_truth", (int, float))),
+                true_effect=float(require(truth, "effect", f"{where} dgp_truth", NUMBER)),
                 direction=_choice(truth, "direction", f"{where} dgp_truth", DIRECTIONS),
                 canonical=canonical,
-                ground_truth=_field(rec, "ground_truth", where, dict),
+                ground_truth=require(rec, "ground_truth", where, dict),
                 design=_upstream_design(family, data),
             )
         )
@@ -282,21 +296,21 @@ def _upstream_canonicals(path: Path) -> dict[str, CanonicalEstimate]:
     """``audit/dgp_verification.json``: ``results[].estimated`` per scenario (6 dp), or {} when absent."""
     if not path.exists():
         return {}
-    try:
-        results = json.loads(path.read_text(encoding="utf-8"))["results"]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise SuiteInputError(f"Upstream canonical file '{path}' has no readable 'results' list ({exc}).") from None
+    where = f"Upstream canonical file '{path}'"
+    doc = read_json(path, where)
+    if not isinstance(doc, dict):
+        raise SuiteInputError(f"{where} should hold a JSON object, not a {type(doc).__name__}.")
     out = {}
-    for i, r in enumerate(results):
+    for i, r in enumerate(require(doc, "results", where, list)):
         where = f"Upstream canonical file '{path}', record {r.get('scenario_id', i) if isinstance(r, dict) else i}"
         if not isinstance(r, dict):
             raise SuiteInputError(f"{where}: a result should be an object.")
         if r.get("estimated") is None:
             continue  # upstream marks estimator errors with a null estimate; recompute those
-        out[_field(r, "scenario_id", where)] = CanonicalEstimate(
-            estimate=float(_field(r, "estimated", where, (int, float))),
-            se=float(_field(r, "standard_error", where, (int, float))),
-            n=int(_field(r, "n_observations", where, int)),
+        out[require(r, "scenario_id", where)] = CanonicalEstimate(
+            estimate=float(require(r, "estimated", where, NUMBER)),
+            se=float(require(r, "standard_error", where, NUMBER)),
+            n=int(require(r, "n_observations", where, int)),
             spec=f"upstream dgp_verification.json: {r.get('regression_notes', '')}".strip(),
         )
     return out

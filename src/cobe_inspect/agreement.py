@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from inspect_ai.log import read_eval_log
 from sklearn.metrics import cohen_kappa_score
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.jsonl import read_text
 
 SCORER = "cobe_judge"
 HUMAN_VALUES = {"1": 1, "0": 0}
@@ -89,7 +91,7 @@ def judge_verdicts(log_path: str | Path) -> dict[str, int | None]:
 def read_labels(path: str | Path) -> dict[str, int]:
     """Human labels ``sample_id -> 1 (valid) | 0 (invalid)`` from a CSV with columns ``sample_id,human``."""
     p = require_file(path, "Labels file")
-    with p.open(newline="", encoding="utf-8") as f:
+    with io.StringIO(read_text(p, f"Labels file '{p}'"), newline="") as f:
         reader = csv.DictReader(f)
         missing = {"sample_id", "human"} - set(reader.fieldnames or [])
         if missing:

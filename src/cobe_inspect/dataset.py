@@ -29,7 +29,7 @@ from typing import Any
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from causal_suite.errors import SuiteInputError, require_file
-from causal_suite.jsonl import iter_jsonl, read_json_list
+from causal_suite.jsonl import read_records
 from cobe_inspect.prompts import PHRASING_FIELDS, TIER_PHRASINGS, tier_request
 
 BUILTIN_DATA = Path(__file__).parent / "data" / "cobe_builtin.json"
@@ -151,21 +151,10 @@ def parse_record(raw: Any, path: Path, position: str) -> CobeRecord:
     )
 
 
-def _is_json_array(path: Path) -> bool:
-    """Whether the file's first non-blank character is '[' (read up to it only; the reader then parses the file)."""
-    with path.open(encoding="utf-8") as fh:
-        while chunk := fh.read(4096):
-            if stripped := chunk.lstrip():
-                return stripped.startswith("[")
-    return False
-
-
 def _raw_records(path: Path) -> list[tuple[Any, str]]:
-    """(record, position) pairs of a JSON array file (first character '[') or a JSON-lines file."""
-    where = f"CoBe file '{path}'"
-    if _is_json_array(path):
-        return [(item, f"#{i}") for i, item in enumerate(read_json_list(path, where), 1)]
-    return [(row, f"#{i} (line {lineno})") for i, (lineno, row) in enumerate(iter_jsonl(path, where), 1)]
+    """(record, position) pairs of a JSON array file or a JSON-lines file."""
+    rows = read_records(path, f"CoBe file '{path}'")
+    return [(row, f"#{i}" if lineno is None else f"#{i} (line {lineno})") for i, (lineno, row) in enumerate(rows, 1)]
 
 
 def load_records(path: str | Path | None = None) -> list[CobeRecord]:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.jsonl import read_text
 
 # --- query tiers (App. E) -------------------------------------------------------------------------------------
 
@@ -219,7 +220,7 @@ def load_judge_templates(path: str | Path | None) -> dict[str, str]:
     if path is None:
         return templates
     p = require_file(path, "Judge prompt file")
-    text = p.read_text(encoding="utf-8")
+    text = read_text(p, f"Judge prompt file '{p}'")
     try:
         if p.suffix.lower() in (".yaml", ".yml"):
             import yaml

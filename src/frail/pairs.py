@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.fields import NUMBER, check_range, check_type
 from causal_suite.jsonl import iter_jsonl
 
 from causal_suite.files import write_text_atomic
@@ -97,49 +98,58 @@ def write_pairs(path: str | Path, rows: list[PairObservation]) -> None:
     write_text_atomic(path, "".join(lines))
 
 
-def _dose_of(raw: dict[str, Any], path: Path, lineno: int) -> tuple[str, int]:
-    operator = str(raw["operator"])
+def _dose_of(raw: dict[str, Any], path: Path, where: str) -> tuple[str, int]:
+    operator = raw["operator"]
     match = _SUFFIX.match(operator)
     family = match.group("family") if match else operator
     if raw.get("dose") is not None:
-        return family, int(raw["dose"])
+        return family, raw["dose"]
     if match:
         return family, int(match.group("dose"))
     from_name = _FILE_DOSE.findall(path.name)
     if from_name:
         return family, int(from_name[0])
     raise SuiteInputError(
-        f"{path}, line {lineno}: field 'operator' ({operator!r}) has no _m{{k}} dose suffix, the row has no 'dose' "
+        f"{where}: field 'operator' ({operator!r}) has no _m{{k}} dose suffix, the row has no 'dose' "
         "and the file name carries no _m{k}_ dose to stamp."
     )
 
 
-def _number(raw: dict[str, Any], key: str, path: Path, lineno: int) -> float:
-    value = raw.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(float(value)):
-        raise SuiteInputError(f"{path}, line {lineno}: field '{key}' must be a number, got {value!r}.")
-    return float(value)
-
-
-def _outcomes(raw: dict[str, Any], path: Path, lineno: int) -> tuple[float, float, str]:
-    y_base = _number(raw, "y_base_mean", path, lineno)
+def _outcomes(raw: dict[str, Any], where: str) -> tuple[float, float, str]:
+    y_base = float(raw["y_base_mean"])
     per_model = raw.get("delta_per_model") or {}
     if raw.get("y_twin") is not None:
-        y_twin = _number(raw, "y_twin", path, lineno)
+        y_twin = float(raw["y_twin"])
     elif raw.get("delta_mean") is not None:
-        y_twin = y_base - _number(raw, "delta_mean", path, lineno)
+        y_twin = y_base - raw["delta_mean"]
     else:
-        raise SuiteInputError(f"{path}, line {lineno}: record lacks 'delta_mean' (and 'y_twin').")
+        raise SuiteInputError(f"{where}: record lacks 'delta_mean' (and 'y_twin').")
     if not (0.0 <= y_base <= 1.0 and -1e-9 <= y_twin <= 1.0 + 1e-9):
         raise SuiteInputError(
-            f"{path}, line {lineno}: fields 'y_base_mean' / 'delta_mean' give scores outside [0, 1] "
+            f"{where}: fields 'y_base_mean' / 'delta_mean' give scores outside [0, 1] "
             f"(Y(J)={y_base}, Y(T(J))={y_twin})."
         )
     solver = raw.get("solver") or (next(iter(per_model)) if len(per_model) == 1 else "")
-    return y_base, min(1.0, max(0.0, y_twin)), str(solver)
+    return y_base, min(1.0, max(0.0, y_twin)), solver
 
 
-_REQUIRED = ("base_id", "twin_id", "operator", "base_text", "twin_text", "complexity_score", "y_base_mean")
+#: The JSON type of each field read: required (not null) and optional (type-checked when present and not null).
+_REQUIRED = {"base_id": (str, int), "twin_id": (str, int), "operator": str, "base_text": str, "twin_text": str,
+             "complexity_score": NUMBER, "y_base_mean": NUMBER}
+_OPTIONAL = {"y_twin": NUMBER, "delta_mean": NUMBER, "dose": int, "injection_size": int, "category": str,
+             "solver": str, "y_base_epoch_mean": NUMBER, "delta_per_model": dict}
+_RANGES = {"complexity_score": (0, 1), "dose": (1, math.inf), "injection_size": (0, math.inf)}
+
+
+def _check_row(raw: dict[str, Any], where: str) -> None:
+    missing = [k for k in _REQUIRED if raw.get(k) is None]
+    if missing:
+        raise SuiteInputError(f"{where}: record lacks field(s) {', '.join(missing)}.")
+    for key, kind in (_REQUIRED | _OPTIONAL).items():
+        if raw.get(key) is not None:
+            check_type(raw[key], key, where, kind)
+            if key in _RANGES:
+                check_range(raw[key], key, where, *_RANGES[key])
 
 
 def read_pairs(path: str | Path) -> list[PairObservation]:
@@ -147,11 +157,10 @@ def read_pairs(path: str | Path) -> list[PairObservation]:
     p = require_file(path, "labeled-pair file")
     rows: list[PairObservation] = []
     for lineno, raw in iter_jsonl(p):
-        missing = [k for k in _REQUIRED if raw.get(k) is None]
-        if missing:
-            raise SuiteInputError(f"{p}, line {lineno}: record lacks field(s) {', '.join(missing)}.")
-        family, dose = _dose_of(raw, p, lineno)
-        y_base, y_twin, solver = _outcomes(raw, p, lineno)
+        where = f"{p}, line {lineno}"
+        _check_row(raw, where)
+        family, dose = _dose_of(raw, p, where)
+        y_base, y_twin, solver = _outcomes(raw, where)
         epoch_mean = raw.get("y_base_epoch_mean")
         rows.append(
             PairObservation(
@@ -160,13 +169,13 @@ def read_pairs(path: str | Path) -> list[PairObservation]:
                 operator=operator_with_dose(family, dose),
                 family=family,
                 dose=dose,
-                complexity_score=_number(raw, "complexity_score", p, lineno),
-                base_text=str(raw["base_text"]),
-                twin_text=str(raw["twin_text"]),
+                complexity_score=float(raw["complexity_score"]),
+                base_text=raw["base_text"],
+                twin_text=raw["twin_text"],
                 y_base=y_base,
                 y_twin=y_twin,
-                category=str(raw.get("category") or ""),
-                injection_size=int(raw.get("injection_size") or 0),
+                category=raw.get("category") or "",
+                injection_size=raw.get("injection_size") or 0,
                 solver=solver,
                 y_base_epoch_mean=None if epoch_mean is None else float(epoch_mean),
             )

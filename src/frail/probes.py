@@ -39,7 +39,6 @@ different counts are not comparable and such logs are refused. Logs of two solve
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +48,9 @@ import numpy as np
 import pandas as pd
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.fields import NUMBER, require
 from causal_suite.files import write_text_atomic
+from causal_suite.jsonl import read_json
 from glass_inspect.answers import answers_match
 from glass_inspect.corpus import sha256_file
 from glass_inspect.scorers import answer_groups
@@ -238,17 +239,10 @@ def write_probes(path: str | Path, probes: ProbeSet) -> Path:
     return write_text_atomic(path, json.dumps(probes.to_json(), indent=1, ensure_ascii=False) + "\n")
 
 
-def _finite(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def read_probes(path: str | Path) -> ProbeSet:
     """Read and validate a base-probe file; every defect fails in one sentence naming the file, base and field."""
     p = require_file(path, "probe file")
-    try:
-        raw = json.loads(p.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SuiteInputError(f"probe file '{p}' is not valid JSON ({exc}).") from exc
+    raw = read_json(p, f"probe file '{p}'")
     if not isinstance(raw, dict):
         raise SuiteInputError(f"probe file '{p}' does not hold a JSON object.")
     if raw.get("format") != FORMAT:
@@ -274,12 +268,7 @@ def read_probes(path: str | Path) -> ProbeSet:
         if not isinstance(values, dict):
             raise SuiteInputError(f"probe file '{p}', base {base!r}: the entry must map feature names to numbers.")
         for name in features:
-            if name not in values:
-                raise SuiteInputError(f"probe file '{p}', base {base!r}: field {name!r} is missing.")
-            if not _finite(values[name]):
-                raise SuiteInputError(
-                    f"probe file '{p}', base {base!r}: field {name!r} must be a finite number, got {values[name]!r}."
-                )
+            require(values, name, f"probe file '{p}', base {base!r}", NUMBER)
     return ProbeSet(solver=raw["solver"], sources=raw["sources"], n_samples=n, features=list(features),
                     probes={b: {f: float(v[f]) for f in features} for b, v in probes.items()}, path=str(p),
                     sha256=sha256_file(p))

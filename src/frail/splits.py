@@ -18,6 +18,7 @@ from typing import Any, Iterable
 from causal_suite.errors import SuiteInputError, require_file
 
 from causal_suite.files import write_text_atomic
+from causal_suite.jsonl import read_json
 
 N_FOLDS = 5
 SIDECAR_SUFFIX = ".split.json"
@@ -93,7 +94,10 @@ def read_sidecar(model_path: str | Path) -> dict[str, Any]:
         raise SuiteInputError(
             f"model '{model_path}' has no split sidecar '{path.name}': refusing to evaluate a model whose training ids are unknown."
         )
-    return json.loads(path.read_text(encoding="utf-8"))
+    sidecar = read_json(path, f"split sidecar '{path}'")
+    if not isinstance(sidecar, dict) or not all(isinstance(sidecar.get(k), list) for k in ("train_ids", "val_ids")):
+        raise SuiteInputError(f"split sidecar '{path}': fields 'train_ids' and 'val_ids' (lists) are missing.")
+    return sidecar
 
 
 def refuse_overlap(model_path: str | Path, test_ids: Iterable[str]) -> None:

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from causal_suite.errors import SuiteInputError, require_extra
-from causal_suite.jsonl import iter_jsonl
+from causal_suite.jsonl import iter_jsonl, read_json
 from glass_inspect.answers import SUITES, last_boxed, normalize_answer
 from glass_inspect.audit import apply_audit, maths_symbols, structural_audit
 from glass_inspect.complexity import gsm_complexity, math_complexity
@@ -110,10 +110,7 @@ def _rows(source: str, split: str, hub_config: str | None) -> Iterator[tuple[int
     elif path.suffix == ".jsonl":
         yield from iter_jsonl(path)
     elif path.suffix == ".json":
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise SuiteInputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}).") from exc
+        data = read_json(path)
         if isinstance(data, dict):
             data = data.get(split, data.get("data"))
         if not isinstance(data, list):
@@ -122,7 +119,11 @@ def _rows(source: str, split: str, hub_config: str | None) -> Iterator[tuple[int
     elif path.suffix == ".parquet":
         import pandas as pd
 
-        yield from enumerate(pd.read_parquet(path).to_dict(orient="records"), 1)
+        try:
+            rows = pd.read_parquet(path).to_dict(orient="records")
+        except (ValueError, OSError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise SuiteInputError(f"{path}: not a readable parquet file ({exc}).") from None
+        yield from enumerate(rows, 1)
     else:
         raise SuiteInputError(f"source '{path}': unsupported file type (use .jsonl, .json, .parquet or a dataset dir).")
 

@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.fields import NUMBER, check_range, check_type
 from causal_suite.files import write_text_atomic
-from causal_suite.jsonl import iter_jsonl
+from causal_suite.jsonl import iter_jsonl, read_json
 
 CORPUS_SCHEMA = 1
 METADATA_VERSION = 1
@@ -90,16 +91,32 @@ class PairRecord:
     dose: int
 
 
+#: The JSON type of each field of the two record kinds (see causal_suite.fields.check_type).
+FIELD_TYPES: dict[type, dict[str, Any]] = {
+    TextRecord: {"text_id": str, "base_id": str, "role": str, "operator": str, "injection_size": int, "seed": int,
+                 "text": str, "answer": str, "complexity_score": NUMBER, "category": str, "suite": str,
+                 "level": (int, type(None)), "changes": dict, "audit_flags": list},
+    PairRecord: {"base_id": str, "twin_id": str, "operator": str, "injection_size": int, "dose": int},
+}
+
+
 def _read_jsonl(path: Path, cls: type) -> list:
+    """The records of a pool or manifest file, each field type-checked, ``complexity_score`` in [0, 1] and
+    ``injection_size`` at least 0."""
     if not path.exists():
         raise SuiteInputError(f"corpus file '{path}' does not exist: build a corpus with `glass-build`.")
     rows = []
-    names = set(cls.__dataclass_fields__)
+    types = FIELD_TYPES[cls]
     for lineno, raw in iter_jsonl(path):
-        missing = [n for n in names if n not in raw and _required(cls, n)]
+        where = f"{path}, line {lineno}"
+        missing = [n for n in types if n not in raw and _required(cls, n)]
         if missing:
-            raise SuiteInputError(f"{path}, line {lineno}: record lacks field(s) {', '.join(sorted(missing))}.")
-        rows.append(cls(**{k: v for k, v in raw.items() if k in names}))
+            raise SuiteInputError(f"{where}: record lacks field(s) {', '.join(sorted(missing))}.")
+        values = {k: check_type(v, k, where, types[k]) for k, v in raw.items() if k in types}
+        check_range(values["injection_size"], "injection_size", where, 0)
+        if "complexity_score" in values:
+            check_range(values["complexity_score"], "complexity_score", where, 0, 1)
+        rows.append(cls(**values))
     return rows
 
 
@@ -164,9 +181,13 @@ def read_corpus_info(corpus: str | Path) -> dict[str, Any]:
     path = Path(corpus) / "corpus.json"
     if not path.exists():
         raise SuiteInputError(f"'{corpus}' is not a glass corpus (no corpus.json): build one with `glass-build`.")
-    info = json.loads(path.read_text(encoding="utf-8"))
+    info = read_json(path)
+    if not isinstance(info, dict):
+        raise SuiteInputError(f"{path} should hold a JSON object, not a {type(info).__name__}.")
     if info.get("schema") != CORPUS_SCHEMA:
         raise SuiteInputError(f"{path}: schema {info.get('schema')!r} is not the supported {CORPUS_SCHEMA}.")
+    for i, dose in enumerate(check_type(info.get("doses", []), "doses", str(path), list)):
+        check_type(dose, f"doses[{i}]", str(path), int)
     return info
 
 
@@ -183,6 +204,7 @@ def sha256_file(path: str | Path) -> str:
 UPSTREAM_FAMILY = {"irrelevant_context": "math_irrelevant_context"}
 _FROM_UPSTREAM = {v: k for k, v in UPSTREAM_FAMILY.items()}
 _LABELED_REQUIRED = ("base_id", "twin_id", "operator", "base_text", "twin_text")
+_LABELED_OPTIONAL = {"complexity_score": NUMBER, "answer": str, "category": str}  # type-checked when not null
 _DOSE_IN_NAME = re.compile(r"_m(\d+)_")
 
 
@@ -236,13 +258,20 @@ def read_labeled_pairs(path: str | Path, dose: int | None = None) -> list[dict[s
     name_dose = _DOSE_IN_NAME.search(path.name)
     rows = []
     for lineno, row in iter_jsonl(path):
+        where = f"{path}, line {lineno}"
         missing = [k for k in _LABELED_REQUIRED if not isinstance(row.get(k), str)]
         if missing:
-            raise SuiteInputError(f"{path}, line {lineno}: LabeledPair lacks text field(s) {', '.join(missing)}.")
+            raise SuiteInputError(f"{where}: LabeledPair lacks text field(s) {', '.join(missing)}.")
+        for key, kind in _LABELED_OPTIONAL.items():
+            check_type(row.get(key), key, where, (kind, type(None)))
+        if row.get("complexity_score") is not None:
+            check_range(row["complexity_score"], "complexity_score", where, 0, 1)
         family, k = parse_upstream_operator(row["operator"])
         row_dose = row.get("dose", dose if dose is not None else int(name_dose.group(1)) if name_dose else None)
         if row_dose is None:
-            raise SuiteInputError(f"{path}, line {lineno}: no dose (no 'dose' field, no _m<k>_ in the file name).")
+            raise SuiteInputError(f"{where}: no dose (no 'dose' field, no _m<k>_ in the file name).")
         size = row.get("injection_size", k if family == "irrelevant_context" and k is not None else 0)
-        rows.append({**row, "family": family, "injection_size": int(size), "dose": int(row_dose)})
+        check_range(check_type(size, "injection_size", where, int), "injection_size", where, 0)
+        check_range(check_type(row_dose, "dose", where, int), "dose", where, 1)
+        rows.append({**row, "family": family, "injection_size": size, "dose": row_dose})
     return rows

@@ -114,12 +114,14 @@ def _check_pair(path: Path, n: int, pair: PairRecord, dose: int, pool: dict[str,
 
 
 def load_pool(corpus: Path) -> dict[str, TextRecord]:
-    """The pool by text id; duplicate ids are an error."""
+    """The pool by text id; an empty pool or a duplicate id is an error."""
     pool: dict[str, TextRecord] = {}
     for n, rec in enumerate(read_pool(corpus), 1):
         if rec.text_id in pool:
             raise SuiteInputError(f"{corpus}/pool.jsonl, record {n}: field text_id {rec.text_id!r} is a duplicate.")
         pool[rec.text_id] = rec
+    if not pool:
+        raise SuiteInputError(f"{corpus}/pool.jsonl holds no records: build the corpus again with `glass-build`.")
     return pool
 
 

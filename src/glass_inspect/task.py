@@ -20,7 +20,7 @@ from pathlib import Path
 from inspect_ai import Epochs, Task, task
 from inspect_ai.model import GenerateConfig
 
-from causal_suite.errors import require_file, strict_params
+from causal_suite.errors import SuiteInputError, require_file, strict_params
 from glass_inspect.dataset import GlassSelection, glass_dataset, parse_doses, parse_families
 from glass_inspect.scorers import glass_match, modal_answer
 from glass_inspect.solvers import glass_solve
@@ -47,6 +47,8 @@ def glass_task(
         root = Path(default_corpus(suite))
     else:
         root = require_file(corpus, "glass corpus directory").resolve()
+        if not root.is_dir():
+            raise SuiteInputError(f"glass corpus directory '{root}' is a file: pass the folder `glass-build` wrote.")
     selection = GlassSelection(root, suite, parse_doses(doses), parse_families(families), bool(identity))
     dataset, meta = glass_dataset(selection)
     return Task(

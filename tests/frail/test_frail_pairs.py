@@ -47,7 +47,7 @@ def test_row_without_any_dose_is_refused_naming_the_line(tmp_path):
     "mutate, message",
     [
         (lambda r: r.pop("base_text"), "line 2: record lacks field\\(s\\) base_text"),
-        (lambda r: r.update(complexity_score="high"), "line 2: field 'complexity_score' must be a number"),
+        (lambda r: r.update(complexity_score="high"), "line 2: field 'complexity_score' should be a number"),
         (lambda r: r.update(delta_mean=2.0), "line 2: fields 'y_base_mean' / 'delta_mean'"),
         (lambda r: r.pop("delta_mean"), "line 2: record lacks 'delta_mean'"),
     ],

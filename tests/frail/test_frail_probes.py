@@ -150,7 +150,7 @@ def _probe_json(drop=(), **changes):
     (_probe_json(format="other"), "field 'format' is 'other'"),
     (_probe_json(version=2), "field 'version' is 2"),
     (_probe_json(drop=("solver",)), "lacks field(s) solver"),
-    (_probe_json(probes={"b1": {"accuracy": "high", "modal_share": 0.5}}), "base 'b1': field 'accuracy' must be a finite number"),
+    (_probe_json(probes={"b1": {"accuracy": "high", "modal_share": 0.5}}), "base 'b1': field 'accuracy' should be a number"),
     (_probe_json(probes={"b1": {"accuracy": 0.5}}), "base 'b1': field 'modal_share' is missing"),
     (_probe_json(n_samples=0), "field 'n_samples' must be a positive integer"),
 ])
