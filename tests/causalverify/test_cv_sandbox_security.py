@@ -223,3 +223,28 @@ def _processes_with_args(args: str) -> list[str]:
         except OSError:
             pass
     return found
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+def test_the_eval_log_never_holds_the_host_api_keys(monkeypatch, scripted, tmp_path):
+    import zipfile
+
+    from inspect_ai import eval
+
+    from causalverify_inspect.task import exp_b
+
+    for key, value in CANARIES.items():
+        monkeypatch.setenv(key, value)
+    spy = ('print(Sys.getenv()); system("cat /proc/1/environ /proc/*/environ | tr \'\\\\0\' \'\\\\n\'; ps axeww")\n'
+           'cat("Estimate: 0.1\\n")')
+    reply = f"## 1. Identification strategy\nDID.\n\n## 2. R code\n```r\n{spy}\n```\n"
+    log = eval(exp_b(ids="did_easy_01", sandbox="confined", timeout=20), model=scripted(reply), display="none",
+               log_dir=str(tmp_path))[0]
+    assert log.status == "success"
+    run = log.samples[0].store["cv_run"]
+    assert "R_HOME" in run["stdout"] and run["exit_code"] == 0  # the spy ran and its output was logged
+    with zipfile.ZipFile(log.location) as archive:
+        logged = b"".join(archive.read(name) for name in archive.namelist())
+    for value in CANARIES.values():
+        assert value.encode() not in logged
