@@ -84,7 +84,12 @@ def model_slug(model: str) -> str:
 
 
 def cached_response_path(responses: str | Path, scenario_id: str, slug: str) -> Path:
-    return Path(responses) / f"{scenario_id}_{model_slug(slug)}.json"
+    """``{responses}/{sid}_{slug}.json``; an id or slug that would name a file outside the folder is refused."""
+    name = f"{scenario_id}_{model_slug(slug)}.json"
+    if "/" in name or "\\" in name or name.startswith(".") or "\0" in name:
+        raise SuiteInputError(f"Cached responses: scenario id {scenario_id!r} with model slug {slug!r} does not name "
+                              "a plain file inside the responses folder.")
+    return Path(responses) / name
 
 
 def read_cached_response(path: Path) -> str:

@@ -162,3 +162,12 @@ def test_exp_b_refuses_a_bad_cached_response_at_construction(scenario_dir, tmp_p
     check_cached_responses(folder, "m", ["t1", "t2", "t3", "t4"])
     with pytest.raises(SuiteInputError, match=r"Cached responses folder '.*t1_m\.json' is a file"):
         exp_b(scenarios=str(scenario_dir), responses=str(folder / "t1_m.json"), responses_model="m")
+
+
+@pytest.mark.parametrize("sid", ["../escape", "a/b", ".hidden", "x\\y"])
+def test_cached_response_path_stays_in_its_folder(tmp_path, sid):
+    from causalverify_inspect.dataset import cached_response_path
+
+    with pytest.raises(SuiteInputError, match="plain file inside the responses folder"):
+        cached_response_path(tmp_path, sid, "gpt-4o")
+    assert cached_response_path(tmp_path, "s01", "openai/gpt-4o").name == "s01_openai-gpt-4o.json"
