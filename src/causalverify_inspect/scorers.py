@@ -7,7 +7,10 @@ Per sample (Score value keys, all 0/1 unless noted):
   (paper §4: ``<=``; the scenario is unscoreable when |canon| < 1e-9);
 - ``tol_10`` ... ``tol_100`` the same at 10, 25, 50, 75, 100 % (the tolerance sweep, App. C.5);
 - ``environment`` the run failed on a package error (not found, install failed, function missing) for an R package
-  that the Docker image provides and that this sandbox's own package check reports missing;
+  that the code loads, the Docker image provides, and this sandbox's own package check (before the run) reports
+  missing (see :mod:`causalverify_inspect.packages`);
+- ``environment_degraded`` the run exited 0 although the code loads such a package: scored as it ran, counted apart
+  (a branch of the program may have been skipped);
 - ``fail_<category>`` one-hot failure taxonomy (App. C.2): no_code, execution_failure, environment, no_estimate,
   wrong_coefficient, window_scale, iv_stage, rdd_cutoff_sign, other;
 - with the calibration arm: ``conf_method``, ``conf_specification``, ``conf_estimate`` (NaN when the reply could not be
@@ -40,6 +43,7 @@ from inspect_ai.solver import TaskState
 from causalverify_inspect.extraction import (ExtractorReplyError, Extracted, extract_estimate, has_numbers,
                                              parse_extractor_reply)
 from causalverify_inspect.prompts import EXTRACTOR_SYSTEM, EXTRACTOR_USER, FAMILY_GUIDANCE
+from causalverify_inspect.packages import environment_package
 from causalverify_inspect.sandbox import DOCKER_R_PACKAGES, without_sandbox_notes
 from causalverify_inspect.scenarios import FAMILIES, iv_default_controls
 from causalverify_inspect.solvers import CONFIDENCE_FIELDS, CONFIDENCE_KEY, RUN_KEY
@@ -54,43 +58,8 @@ SCALE_MATCH = 0.10
 LEVELS = ("L1", "L2a", "L2b", "L2b_plus")
 EXTRACTOR_STDOUT_CHARS = 6000
 
-_LOAD_ERROR = re.compile(r"there is no package called\s*[‘'\"`]?([A-Za-z][\w.]*)|"
-                         r"package\s*[‘'\"`]([A-Za-z][\w.]*)[’'\"`]?\s*is not available|"
-                         r"could not find function\s*[“\"'`]([^”\"'`]+)")
-_INSTALL_CALL = re.compile(r"install\.packages\(\s*(?:c\()?([^)]*)")
-_INSTALL_FAILED = re.compile(r"unable to install packages|trying to use CRAN without setting a mirror")
-KNOWN_EXPORTS = {
-    "fixest": ("feols", "feglm", "fepois", "etable", "sunab", "iplot", "coefplot"),
-    "rdrobust": ("rdrobust", "rdplot", "rdbwselect"), "rddensity": ("rddensity", "rdplotdensity"),
-    "plm": ("plm", "pdata.frame", "pgmm"), "estimatr": ("lm_robust", "iv_robust", "difference_in_means"),
-    "AER": ("ivreg",), "ivreg": ("ivreg",), "stargazer": ("stargazer",), "rdd": ("RDestimate", "DCdensity"),
-    "lmtest": ("coeftest",), "sandwich": ("vcovHC", "vcovCL"), "car": ("linearHypothesis",),
-}
-"""Functions whose "could not find function" error means their package failed to load (upstream's wrapper hides
-the load warning itself)."""
-
-
 def sweep_key(tol: float) -> str:
     return f"tol_{round(tol * 100)}"
-
-
-def environment_package(stderr: str, missing: list[str]) -> str | None:
-    """The Docker-image package this failed run lacked, or None.
-
-    ``missing`` comes from the sandbox's own package check, never from the program's output; the program's stderr
-    only ties the failure to one of those packages: R's load error naming it, a failed ``install.packages`` call
-    (no network), or a missing function that the package exports. A program that prints a fake load
-    error for a package the sandbox has gets no ``environment`` label.
-    """
-    named: set[str] = set()
-    for package, not_available, function in _LOAD_ERROR.findall(stderr or ""):
-        named.update({package, not_available} - {""})
-        named.update(p for p, functions in KNOWN_EXPORTS.items() if function in functions)
-    for call in _INSTALL_CALL.findall(stderr or ""):
-        named.update(re.findall(r"[\"']([A-Za-z][\w.]*)[\"']", call))
-    if _INSTALL_FAILED.search(stderr or ""):  # install.packages(some_variable) failed: no network in the sandbox
-        named.update(missing)
-    return next((p for p in missing if p in named and p in DOCKER_R_PACKAGES), None)
 
 
 def extractor_excerpt(stdout: str, chars: int = EXTRACTOR_STDOUT_CHARS) -> str:
@@ -154,11 +123,13 @@ def classify_miss(family: str, estimate: float, canonical: float, rel_error: flo
     return "other"
 
 
-def _value(levels: dict[str, int], rel_error: float | None, failure: str | None, environment: int) -> dict:
+def _value(levels: dict[str, int], rel_error: float | None, failure: str | None, environment: int,
+           degraded: int) -> dict:
     value: dict[str, float] = {k: float(levels.get(k, 0)) for k in LEVELS}
     for tol in SWEEP:
         value[sweep_key(tol)] = float(levels.get("L2b", 0) == 1 and rel_error is not None and rel_error <= tol)
     value["environment"] = float(environment)
+    value["environment_degraded"] = float(degraded)
     for name in FAILURES:
         value[f"fail_{name}"] = float(failure == name)
     return value
@@ -207,8 +178,10 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
     async def score(state: TaskState, target: Target) -> Score:
         meta, run = state.metadata, state.store.get(RUN_KEY, {}) or {}
         family, canonical = meta["family"], meta.get("canonical")
+        image_missing = [p for p in run.get("missing_packages") or [] if p in DOCKER_R_PACKAGES]
         base_meta = {"canonical": canonical, "family": family, "exit_code": run.get("exit_code"),
-                     "timed_out": run.get("timed_out"), "stderr_tail": (run.get("stderr") or "")[-500:]}
+                     "timed_out": run.get("timed_out"), "stderr_tail": (run.get("stderr") or "")[-500:],
+                     "missing_image_packages": image_missing}
         if canonical is None or abs(canonical) < MIN_CANONICAL:
             return Score.unscored(reason="unscoreable_canonical",
                                   explanation=f"|canonical| = {canonical!r} is below {MIN_CANONICAL}",
@@ -249,7 +222,8 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
                 failure = classify_miss(family, estimate.value, canonical, rel_error, tolerance, meta.get("data_path"))
             explanation = (f"estimate {estimate.value:g} ({estimate.source}: {estimate.line[:200]}) "
                            f"vs canonical {canonical:g}")
-        value = _value(levels, rel_error, failure, environment)
+        degraded = int(levels["L2b"] == 1 and bool(image_missing))
+        value = _value(levels, rel_error, failure, environment, degraded)
         if calibration:
             confidences, unparsed = _confidence_values(state)
             value.update(confidences)
@@ -348,7 +322,7 @@ def calibration() -> Metric:
 
 def exp_b_metrics(calibration_arm: bool) -> list:
     """Metrics of the exp_b task: level rates and sweep (means), P(L2b+|L2b), per family, taxonomy, calibration."""
-    keys = [*LEVELS, *(sweep_key(t) for t in SWEEP), "environment"]
+    keys = [*LEVELS, *(sweep_key(t) for t in SWEEP), "environment", "environment_degraded"]
     metrics: list = [{k: [mean()] for k in keys}, conditional_pass(), by_family(), failure_taxonomy()]
     if calibration_arm:
         metrics.append(calibration())

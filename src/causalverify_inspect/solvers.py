@@ -2,13 +2,13 @@
 
 The run record is kept in the sample store under ``cv_run`` (so it lands in the log and a re-score reads what the
 first score read): the code, exit code, the whole captured stdout and stderr (capped by the sandbox), wall time,
-whether it timed out, and the Docker-image packages the code names that this sandbox lacks (``missing_packages``). The calibration step (paper §5, App. E) stores the
+whether it timed out, the packages the code loads (``packages``) and which of them this sandbox lacks
+(``missing_packages``, asked of the sandbox before the run). The calibration step (paper §5, App. E) stores the
 model's three confidences under ``cv_confidence``.
 """
 
 from __future__ import annotations
 
-import re
 import time
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, ModelOutput, get_model
@@ -18,7 +18,8 @@ from inspect_ai.util import OutputLimitExceededError, sandbox
 from causalverify_inspect.dataset import cached_response_path, read_cached_response
 from causalverify_inspect.extraction import extract_r_code, reply_json_object
 from causalverify_inspect.prompts import CALIBRATION_SYSTEM, CALIBRATION_USER
-from causalverify_inspect.sandbox import DOCKER_R_PACKAGES, NOTE_PREFIX
+from causalverify_inspect.packages import loaded_packages, missing_query
+from causalverify_inspect.sandbox import NOTE_PREFIX
 
 SCRIPT_NAME = "cv_analysis.R"
 RUN_KEY = "cv_run"
@@ -29,24 +30,14 @@ BACKSTOP_SECONDS = 30
 """Seconds past ``timeout`` after which the sandbox call itself is abandoned (the in-sandbox limit failed)."""
 
 
-_PACKAGE_REF = re.compile(r"(?:library|require|requireNamespace)\(\s*[\"']?([A-Za-z][\w.]*)|([A-Za-z][\w.]*)::|"
-                          r"[\"']([A-Za-z][\w.]*)[\"']")
-
-
-def referenced_docker_packages(code: str) -> list[str]:
-    """Packages of the Docker image that the code names (library/require calls, pkg::, quoted names)."""
-    names = {name for groups in _PACKAGE_REF.findall(code) for name in groups if name}
-    return sorted(names & set(DOCKER_R_PACKAGES))
-
-
 async def missing_packages(packages: list[str]) -> list[str]:
-    """Which of ``packages`` the sandbox's R lacks, asked of the sandbox's own R in a separate run (so nothing the
-    program printed decides it)."""
+    """Which of ``packages`` the sandbox's R lacks, asked of the sandbox's own R in a run of its own before the
+    program's (so nothing the program prints or leaves behind decides it)."""
     if not packages:
         return []
-    query = f"cat(setdiff(c({', '.join(repr(p) for p in packages)}), rownames(installed.packages())), sep = '\\n')"
     try:
-        result = await sandbox().exec(["Rscript", "--vanilla", "-e", query], timeout=30, timeout_retry=False)
+        result = await sandbox().exec(["Rscript", "--vanilla", "-e", missing_query(packages)], timeout=60,
+                                      timeout_retry=False)
     except TimeoutError:
         return []
     return result.stdout.split() if result.success else []
@@ -87,8 +78,8 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
     """Extract the response's R block (L2a) and run it with ``Rscript --vanilla`` in the sandbox (L2b = exit 0).
 
     The record keeps everything the sandbox captured (each stream capped by the sandbox: its first and last halves;
-    the docker sandbox raises past its own 10 MiB limit, and then what it returned is kept) and, when the code
-    names packages of the Docker image, which of them this sandbox's R lacks, as the sandbox itself reports.
+    the docker sandbox raises past its own 10 MiB limit, and then what it returned is kept), the packages the code
+    loads, and which of them this sandbox's R lacks, as the sandbox itself reports before the run.
 
     Args:
         timeout: Wall-clock seconds for the run.
@@ -103,6 +94,8 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
                         "wrapper": "upstream" if upstream_wrapper else "none"}
         if blocks.code is not None:
             script = wrap_like_upstream(blocks.code) if upstream_wrapper else blocks.code + "\n"
+            record["packages"] = loaded_packages(blocks.code)
+            record["missing_packages"] = await missing_packages(record["packages"])
             sb = sandbox()
             await sb.write_file(SCRIPT_NAME, script)
             started = time.monotonic()
@@ -116,7 +109,6 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
             seconds = time.monotonic() - started
             record.update(ran=True, exit_code=code, stdout=stdout, stderr=stderr, seconds=round(seconds, 3),
                           timed_out=code is None or timed_out(code, seconds, timeout))
-            record["missing_packages"] = await missing_packages(referenced_docker_packages(blocks.code))
         state.store.set(RUN_KEY, record)
         return state
 

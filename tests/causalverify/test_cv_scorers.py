@@ -9,7 +9,8 @@ from inspect_ai.solver import TaskState
 
 from causalverify_inspect import scorers
 from causalverify_inspect.scorers import (calibration_summary, classify_miss, conditional_pass, exp_b_scorer,
-                                          environment_package, extractor_excerpt, failure_taxonomy, relative_error)
+                                          extractor_excerpt, failure_taxonomy, relative_error)
+from causalverify_inspect.packages import environment_package, loaded_packages
 from causalverify_inspect.solvers import CONFIDENCE_KEY, RUN_KEY
 
 
@@ -94,6 +95,26 @@ async def test_a_printed_load_error_alone_is_not_environment():
 ])
 def test_environment_package_needs_both_the_sandbox_check_and_the_error(stderr, missing, expected):
     assert environment_package(stderr, missing) == expected
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("library(fixest)\nrequire('rdrobust', quietly = TRUE)", ["fixest", "rdrobust"]),
+    ('requireNamespace("rddensity", quietly = TRUE); x <- plm::plm(y ~ x, d)', ["plm", "rddensity"]),
+    ('pacman::p_load(fixest, data.table, char = NULL)', ["data.table", "fixest"]),
+    ('install.packages(c("stargazer", "rdd"), repos = "x")', ["rdd", "stargazer"]),
+    ('pk <- c("fixest", "quantmod"); invisible(lapply(pk, library, character.only = TRUE))', ["fixest"]),
+    ("x <- stats::lm(y ~ d); library(AER, warn.conflicts = FALSE)", ["AER"]),
+    ('cat("no packages here: 1 + 1 = 2\n")', []),
+])
+def test_loaded_packages(code, expected):
+    assert loaded_packages(code) == expected
+
+
+async def test_a_run_that_passed_without_an_image_package_is_flagged_degraded():
+    result = await score(make_state({"stdout": "Estimate: -0.21\n", "missing_packages": ["rddensity"]}))
+    assert result.value["L2b_plus"] == 1 and result.value["environment_degraded"] == 1
+    clean = await score(make_state({"stdout": "Estimate: -0.21\n", "missing_packages": ["quantmod"]}))
+    assert clean.value["environment_degraded"] == 0  # not a package of the image: nothing the reference has
 
 
 def test_extractor_sees_both_ends_of_a_long_output():
