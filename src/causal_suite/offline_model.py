@@ -12,6 +12,12 @@ draws of one prompt differ from each other but a whole run is reproducible.
 
 Messages are rendered without a chat template (the GGUF has none and the base model answers chat-formatted text
 with junk): each message's text, separated by blank lines, and nothing after the last one.
+
+Several choices per request (``num_choices``, e.g. the glass tasks' in-sample draws) are drawn one after another,
+each with its own seed; the prompt's tokens are counted once. A cancelled request (Ctrl-C, SIGTERM, a sample
+limit) stops within one token. Responses are capped at ``max_tokens_cap`` tokens (``-M max_tokens_cap=N``,
+default 1024): a base model does not stop by itself, and a task's cap for capable models (exp_b asks for 8,192)
+would keep two CPU cores busy for minutes per sample; a capped response says so in its metadata.
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.model import (
+    ChatCompletionChoice,
     ChatMessage,
+    ChatMessageAssistant,
     GenerateConfig,
     ModelAPI,
     ModelOutput,
@@ -38,6 +46,7 @@ from causal_suite.errors import require_extra
 
 GGUF_NAME = "gemma-3-270m-q4_k_m.gguf"
 DEFAULT_MAX_TOKENS = 256
+MAX_TOKENS_CAP = 1024
 DEFAULT_SEED = 42
 N_CTX = 8192
 
@@ -94,11 +103,14 @@ class OfflineGemma(ModelAPI):
         config: GenerateConfig = GenerateConfig(),
         model_path: str | None = None,
         n_threads: int | None = None,
+        max_tokens_cap: int = MAX_TOKENS_CAP,
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
+        self.max_tokens_cap = int(max_tokens_cap)
         self.path = Path(model_path) if model_path else gguf_path()
         self.n_threads = n_threads or max(1, min(4, os.cpu_count() or 1))
+        self.llama_cpp = require_extra("llama_cpp", "local", "The offline default model")
         self.llama = _load(self.path, self.n_threads)
         self._draws: Counter[str] = Counter()
 
@@ -114,24 +126,35 @@ class OfflineGemma(ModelAPI):
         digest = hashlib.sha256(f"{config.seed or DEFAULT_SEED}|{k}|{prompt}".encode()).hexdigest()
         return int(digest[:8], 16)
 
-    def _complete(self, prompt: str, config: GenerateConfig) -> dict[str, Any]:
+    def max_tokens(self, config: GenerateConfig) -> int:
+        return min(config.max_tokens or DEFAULT_MAX_TOKENS, self.max_tokens_cap)
+
+    def _complete(self, prompt: str, config: GenerateConfig, cancel: threading.Event) -> list[dict[str, Any]]:
+        """``num_choices`` completions of ``prompt`` (one per seed), stopping early once ``cancel`` is set."""
         temperature = config.temperature or 0.0
         kwargs: dict[str, Any] = dict(
-            max_tokens=config.max_tokens or DEFAULT_MAX_TOKENS,
+            max_tokens=self.max_tokens(config),
             stop=list(config.stop_seqs or []),
             temperature=temperature,
+            stopping_criteria=self.llama_cpp.StoppingCriteriaList([lambda tokens, logits: cancel.is_set()]),
         )
         if temperature > 0:
-            kwargs["seed"] = self._seed(prompt, config)
             if config.top_p is not None:
                 kwargs["top_p"] = config.top_p
             if config.top_k is not None:
                 kwargs["top_k"] = config.top_k
         else:
             kwargs.update(top_k=1, top_p=1.0)  # greedy
-        with _LOCK:
-            self.llama.reset()
-            return self.llama.create_completion(prompt, **kwargs)
+        results = []
+        for _ in range(max(1, config.num_choices or 1)):
+            if cancel.is_set():
+                break
+            if temperature > 0:
+                kwargs["seed"] = self._seed(prompt, config)
+            with _LOCK:
+                self.llama.reset()
+                results.append(self.llama.create_completion(prompt, **kwargs))
+        return results
 
     async def generate(
         self,
@@ -141,20 +164,31 @@ class OfflineGemma(ModelAPI):
         config: GenerateConfig,
     ) -> ModelOutput:
         prompt = render_prompt(input)
-        result = await asyncio.to_thread(self._complete, prompt, config)
-        choice = result["choices"][0]
-        usage = result.get("usage", {})
-        output = ModelOutput.from_content(
+        cancel = threading.Event()
+        try:
+            results = await asyncio.to_thread(self._complete, prompt, config, cancel)
+        except asyncio.CancelledError:
+            cancel.set()  # the worker thread stops at its next token and releases the model
+            raise
+        choices = [
+            ChatCompletionChoice(
+                message=ChatMessageAssistant(content=r["choices"][0]["text"], model=self.model_name, source="generate"),
+                stop_reason="max_tokens" if r["choices"][0].get("finish_reason") == "length" else "stop",
+            )
+            for r in results
+        ]
+        usages = [r.get("usage", {}) for r in results]
+        prompt_tokens = usages[0].get("prompt_tokens", 0) if usages else 0
+        completion_tokens = sum(u.get("completion_tokens", 0) for u in usages)
+        asked = config.max_tokens or DEFAULT_MAX_TOKENS
+        return ModelOutput(
             model=self.model_name,
-            content=choice["text"],
-            stop_reason="max_tokens" if choice.get("finish_reason") == "length" else "stop",
+            choices=choices,
+            usage=ModelUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens,
+                             total_tokens=prompt_tokens + completion_tokens),
+            metadata={"max_tokens_capped": {"asked": asked, "cap": self.max_tokens_cap}}
+            if asked > self.max_tokens_cap else None,
         )
-        output.usage = ModelUsage(
-            input_tokens=usage.get("prompt_tokens", 0),
-            output_tokens=usage.get("completion_tokens", 0),
-            total_tokens=usage.get("total_tokens", 0),
-        )
-        return output
 
 
 @modelapi(name="offline")

@@ -35,3 +35,35 @@ def test_offline_model_answers_easy_few_shot_item_deterministically(tmp_path):
     assert first == second  # greedy decoding is deterministic
     assert "8" in first
     assert logs[0].samples[0].output.usage.output_tokens > 0
+
+
+@pytest.mark.offline_model
+def test_several_choices_per_request_and_the_token_cap(tmp_path):
+    task = Task(dataset=[Sample(input=FEW_SHOT + "Q: 5 + 1?\nA:", target="6")], scorer=match(numeric=True),
+                config=GenerateConfig(max_tokens=64, temperature=0.8, num_choices=3))
+    log = eval(task, model="offline/gemma-3-270m", model_args={"max_tokens_cap": 8}, display="none",
+               log_dir=str(tmp_path))[0]
+    output = log.samples[0].output
+    assert len(output.choices) == 3
+    assert output.usage.output_tokens <= 3 * 8
+    assert output.metadata == {"max_tokens_capped": {"asked": 64, "cap": 8}}
+    assert len({c.message.text for c in output.choices}) > 1  # each choice has its own seed
+
+
+@pytest.mark.offline_model
+async def test_a_cancelled_generation_stops_promptly():
+    import asyncio
+    import time
+
+    from inspect_ai.model import get_model
+
+    model = get_model("offline/gemma-3-270m", memoize=False)
+    request = asyncio.ensure_future(model.generate("Once upon a time", config=GenerateConfig(max_tokens=1000)))
+    await asyncio.sleep(1.0)
+    request.cancel()
+    started = time.monotonic()
+    with pytest.raises(asyncio.CancelledError):
+        await request
+    # the model is free again at once: a short request does not wait for the cancelled one's 1000 tokens
+    await model.generate("Hi", config=GenerateConfig(max_tokens=2))
+    assert time.monotonic() - started < 5
