@@ -15,6 +15,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from causal_suite.report import add_arguments as add_report_arguments
+from causal_suite.report import build_report
+
 DEFAULT_MODEL = "offline/gemma-3-270m"
 
 
@@ -146,9 +149,15 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--full", action="store_true", help="no demo limits: all samples, the tasks' own epochs")
     demo.add_argument("--only", nargs="*", help="run only tasks whose name contains one of these strings")
     sub.add_parser("tasks", help="list the inspect tasks the suite registers, with their parameters")
+    report = sub.add_parser("report", help="tables and figures (PNG + CSV + report.md) from eval logs")
+    add_report_arguments(report)
     args = parser.parse_args(argv)
     if args.command == "tasks":
         return list_tasks()
+    if args.command == "report":
+        figures = build_report(args.logs, args.out, args.published)
+        print(f"report: {len(figures)} figures written to {args.out / 'report.md'}")
+        return 0
     return run_demo(args.model, args.log_dir, args.full, args.only)
 
 

@@ -1,0 +1,292 @@
+"""``causal-suite report LOGS... --out DIR``: tables and figures from eval logs, one model or many side by side.
+
+Reads every ``.eval`` log given (files or folders), groups them by benchmark and model, and writes to ``DIR``:
+
+- CoBe: accuracy by causal-graph type, domain and query phrasing with binomial standard errors (the paper's Fig. 3-5
+  style), and the failure rate of each check (E0 connectors, E1 facts that stay, E2 facts that change);
+- GlassGSM / GlassMATH: the break rate P(B=1 | Y(base)=1) against dose, one line per operator family, with the
+  identity-twin floor as a band (the fragility paper's dose-response figure);
+- CausalVerify Exp B: the L1 -> L2a -> L2b -> L2b+ funnel per design family, the tolerance sweep, and, with the
+  calibration arm, the reliability diagram; a replay of upstream's cached responses gets the published levels
+  beside ours when ``--published`` points at upstream's score CSV.
+
+Each figure is a PNG beside a CSV of exactly the numbers it plots, and ``report.md`` links them all. The figure
+functions return those numbers as DataFrames, so tests check the data, not pixels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.scorer import SampleScore
+
+from causal_suite.errors import SuiteInputError
+
+EXP_B_LEVELS = ("L1", "L2a", "L2b", "L2b_plus")
+COBE_GROUPS = ("graph_type", "domain", "phrasing")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of the report: its file stem, title and the numbers it plots."""
+
+    name: str
+    title: str
+    data: pd.DataFrame
+
+
+def find_logs(paths: list[str]) -> list[Path]:
+    """The ``.eval`` files among ``paths`` (folders searched recursively), sorted; one sentence when none."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found += sorted(path.rglob("*.eval"))
+        elif path.suffix == ".eval" and path.is_file():
+            found.append(path)
+        else:
+            raise SuiteInputError(f"report: '{raw}' is neither an .eval log nor a folder holding some.")
+    if not found:
+        raise SuiteInputError(f"report: no .eval logs under {', '.join(paths)}.")
+    return found
+
+
+def benchmark_of(log: EvalLog) -> str | None:
+    """``cobe``, ``glass`` or ``exp_b`` for a log of the suite's tasks, else None (left out of the report)."""
+    name = log.eval.task.split("/")[-1]
+    return {"cobe": "cobe", "glassgsm": "glass", "glassmath": "glass", "exp_b": "exp_b"}.get(name)
+
+
+def _label(log: EvalLog) -> str:
+    replayed = (log.eval.metadata or {}).get("replayed_model")
+    return f"{log.eval.model} (replay of {replayed})" if replayed else log.eval.model
+
+
+def _binomial(values: list[float]) -> tuple[float, float, int]:
+    n = len(values)
+    if n == 0:
+        return float("nan"), float("nan"), 0
+    p = sum(values) / n
+    return p, math.sqrt(p * (1 - p) / n) if n > 1 else float("nan"), n
+
+
+def _dict_scores(log: EvalLog) -> list[tuple[dict, dict]]:
+    """(score value, sample metadata) of every sample whose first score is a dict (unscored samples left out)."""
+    out = []
+    for sample in log.samples or []:
+        score = next(iter((sample.scores or {}).values()), None)
+        if score is not None and isinstance(score.value, dict):
+            out.append((score.value, sample.metadata or {}))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------- CoBe
+def cobe_figures(logs: list[EvalLog]) -> list[Figure]:
+    """Accuracy by graph type / domain / phrasing (with SE) and check failure rates, per model."""
+    rows, checks = [], []
+    for log in logs:
+        scored = _dict_scores(log)
+        for key in COBE_GROUPS:
+            groups: dict[str, list[float]] = defaultdict(list)
+            for value, meta in scored:
+                groups[str(meta.get(key))].append(float(value["correct"]))
+            for group, values in sorted(groups.items()):
+                p, se, n = _binomial(values)
+                rows.append({"model": _label(log), "breakdown": key, "group": group, "accuracy": p, "se": se, "n": n})
+        for check in ("E0", "E1", "E2"):
+            p, se, n = _binomial([1.0 - float(v[check]) for v, _ in scored])
+            checks.append({"model": _label(log), "check": check, "failure_rate": p, "se": se, "n": n})
+    table = pd.DataFrame(rows, columns=["model", "breakdown", "group", "accuracy", "se", "n"])
+    figures = [Figure(f"cobe_accuracy_by_{key}", f"CoBe accuracy by {key.replace('_', ' ')}",
+                      table[table["breakdown"] == key].drop(columns="breakdown").reset_index(drop=True))
+               for key in COBE_GROUPS]
+    figures.append(Figure("cobe_check_failures", "CoBe check failure rates (E0 connectors, E1 stay, E2 change)",
+                          pd.DataFrame(checks, columns=["model", "check", "failure_rate", "se", "n"])))
+    return figures
+
+
+# -------------------------------------------------------------------------------------------------------- glass
+def _glass_sample_scores(log: EvalLog) -> list[SampleScore]:
+    """The reduced (modal-answer) score of each sample with its metadata, as the glass metrics see them."""
+    metadata = {sample.id: sample.metadata for sample in log.samples or []}
+    reduction = next(iter(log.reductions or []), None)
+    if reduction is None:
+        return []
+    return [SampleScore(score=s, sample_id=s.sample_id, sample_metadata=metadata.get(s.sample_id))
+            for s in reduction.samples]
+
+
+def glass_figures(logs: list[EvalLog]) -> list[Figure]:
+    """Break rate against dose per family and model, with the identity-twin floor (value and binomial SE)."""
+    from glass_inspect.corpus import IDENTITY
+    from glass_inspect.scorers import pair_outcomes
+
+    rows = []
+    for log in logs:
+        pairs = [p for p in pair_outcomes(_glass_sample_scores(log)) if p.y_base == 1.0]
+        floor, floor_se, _ = _binomial([float(p.broke) for p in pairs if p.operator == IDENTITY])
+        cells: dict[tuple[str, int], list[float]] = defaultdict(list)
+        for p in pairs:
+            if p.operator != IDENTITY:
+                cells[(p.operator, p.dose)].append(float(p.broke))
+        for (family, dose), broke in sorted(cells.items()):
+            rate, se, n = _binomial(broke)
+            rows.append({"model": _label(log), "suite": log.eval.task.split("/")[-1], "family": family, "dose": dose,
+                         "break_rate": rate, "se": se, "n_pairs": n, "identity_floor": floor,
+                         "identity_floor_se": floor_se})
+    columns = ["model", "suite", "family", "dose", "break_rate", "se", "n_pairs", "identity_floor",
+               "identity_floor_se"]
+    return [Figure("glass_break_rate_by_dose", "Break rate P(B=1 | Y(base)=1) against dose, identity floor shaded",
+                   pd.DataFrame(rows, columns=columns))]
+
+
+# -------------------------------------------------------------------------------------------------------- exp_b
+def published_levels(csv: Path, model_slug: str) -> dict[str, dict[str, float]]:
+    """Upstream's published L1..L2b+ rates per family for one model slug (L2b+ is their judge-v2 column)."""
+    data = pd.read_csv(csv)
+    rows = data[data["model_slug"] == model_slug]
+    out = {}
+    for family, group in rows.groupby("method"):
+        out[str(family)] = {"L1": group["L1"].mean(), "L2a": group["L2a"].mean(), "L2b": group["L2b"].mean(),
+                            "L2b_plus": group["L2b_plus_v2"].mean()}
+    return out
+
+
+def exp_b_figures(logs: list[EvalLog], published: Path | None = None) -> list[Figure]:
+    """The L1 -> L2b+ funnel per family, the tolerance sweep, and the reliability diagram where rated."""
+    funnel, sweep, reliability = [], [], []
+    for log in logs:
+        scored = _dict_scores(log)
+        by_family: dict[str, list[dict]] = defaultdict(list)
+        for value, meta in scored:
+            by_family[str(meta.get("family"))].append(value)
+        replayed = (log.eval.metadata or {}).get("replayed_model")
+        reference = published_levels(published, replayed) if published and replayed else {}
+        for family, values in sorted(by_family.items()):
+            for level in EXP_B_LEVELS:
+                rate, se, n = _binomial([v[level] for v in values])
+                funnel.append({"model": _label(log), "family": family, "level": level, "rate": rate, "se": se,
+                               "n": n, "published": reference.get(family, {}).get(level, float("nan"))})
+        tolerances = sorted({k for v, _ in scored for k in v if k.startswith("tol_")}, key=lambda k: int(k[4:]))
+        for key in tolerances:
+            rate, se, n = _binomial([v[key] for v, _ in scored])
+            sweep.append({"model": _label(log), "tolerance": int(key[4:]) / 100, "L2b_plus": rate, "se": se, "n": n})
+        rated = [(v["conf_estimate"], v["L2b_plus"]) for v, _ in scored
+                 if "conf_estimate" in v and not math.isnan(v["conf_estimate"])]
+        bins: dict[int, list[tuple[float, float]]] = defaultdict(list)
+        for conf, correct in rated:
+            bins[min(int(conf * 10), 9)].append((conf, correct))
+        for b, members in sorted(bins.items()):
+            reliability.append({"model": _label(log), "bin": b, "confidence": sum(c for c, _ in members) / len(members),
+                                "accuracy": sum(a for _, a in members) / len(members), "n": len(members)})
+    return [
+        Figure("exp_b_funnel", "Exp B: L1 -> L2a -> L2b -> L2b+ per design family",
+               pd.DataFrame(funnel, columns=["model", "family", "level", "rate", "se", "n", "published"])),
+        Figure("exp_b_tolerance_sweep", "Exp B: L2b+ against the relative tolerance",
+               pd.DataFrame(sweep, columns=["model", "tolerance", "L2b_plus", "se", "n"])),
+        Figure("exp_b_reliability", "Exp B calibration arm: accuracy against stated confidence",
+               pd.DataFrame(reliability, columns=["model", "bin", "confidence", "accuracy", "n"])),
+    ]
+
+
+# ------------------------------------------------------------------------------------------------------ drawing
+def draw(figure: Figure, out: Path) -> str | None:
+    """Write ``figure`` as PNG (and its data as CSV) under ``out``; returns the PNG's name, None if no data."""
+    figure.data.to_csv(out / f"{figure.name}.csv", index=False)
+    if figure.data.empty:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    data = figure.data
+    if figure.name.startswith("cobe_"):
+        value, group = ("failure_rate", "check") if "check" in data else ("accuracy", "group")
+        table = data.pivot(index=group, columns="model", values=value)
+        errors = data.pivot(index=group, columns="model", values="se").fillna(0)
+        table.plot.bar(ax=ax, yerr=errors, capsize=3, rot=30)
+        ax.set_ylim(0, 1)
+    elif figure.name == "glass_break_rate_by_dose":
+        for (model, family), part in data.groupby(["model", "family"]):
+            ax.errorbar(part["dose"], part["break_rate"], yerr=part["se"].fillna(0), marker="o", capsize=3,
+                        label=f"{family} ({model})")
+        for model, part in data.groupby("model"):
+            floor, se = part["identity_floor"].iloc[0], part["identity_floor_se"].fillna(0).iloc[0]
+            if not math.isnan(floor):
+                ax.axhspan(max(floor - se, 0), floor + se, alpha=0.15, label=f"identity floor ({model})")
+        ax.set_xlabel("dose m (distractor sentences)")
+        ax.set_ylabel("break rate")
+    elif figure.name == "exp_b_funnel":
+        table = data.pivot_table(index=["family", "model"], columns="level", values="rate")[list(EXP_B_LEVELS)]
+        table.plot.bar(ax=ax, rot=30)
+        ax.set_ylim(0, 1)
+    elif figure.name == "exp_b_tolerance_sweep":
+        for model, part in data.groupby("model"):
+            ax.plot(part["tolerance"], part["L2b_plus"], marker="o", label=model)
+        ax.set_xlabel("relative tolerance")
+        ax.set_ylabel("L2b+")
+    else:  # reliability diagram
+        ax.plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfect calibration")
+        for model, part in data.groupby("model"):
+            ax.plot(part["confidence"], part["accuracy"], marker="o", label=model)
+        ax.set_xlabel("stated confidence")
+        ax.set_ylabel("L2b+ rate")
+    ax.set_title(figure.title, fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / f"{figure.name}.png", dpi=110)
+    plt.close(fig)
+    return f"{figure.name}.png"
+
+
+def markdown_table(data: pd.DataFrame) -> str:
+    """``data`` as a markdown table, floats to three decimals."""
+    if data.empty:
+        return ""
+    cells = [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row] for row in data.itertuples(index=False)]
+    header = "| " + " | ".join(map(str, data.columns)) + " |"
+    return "\n".join([header, "|" + "---|" * len(data.columns), *("| " + " | ".join(r) + " |" for r in cells)])
+
+
+def build_report(paths: list[str], out: Path, published: Path | None = None) -> dict[str, Figure]:
+    """Read the logs, write every figure, its CSV and ``report.md`` under ``out``; returns the figures by name."""
+    by_benchmark: dict[str, list[EvalLog]] = defaultdict(list)
+    skipped = []
+    for path in find_logs(paths):
+        log = read_eval_log(str(path))
+        kind = benchmark_of(log)
+        (by_benchmark[kind].append(log) if kind and log.status == "success" else skipped.append(path.name))
+    figures: list[Figure] = []
+    if by_benchmark["cobe"]:
+        figures += cobe_figures(by_benchmark["cobe"])
+    if by_benchmark["glass"]:
+        figures += glass_figures(by_benchmark["glass"])
+    if by_benchmark["exp_b"]:
+        figures += exp_b_figures(by_benchmark["exp_b"], published)
+    out.mkdir(parents=True, exist_ok=True)
+    lines = ["# Causal-suite report", ""]
+    for figure in figures:
+        png = draw(figure, out)
+        lines += [f"## {figure.title}", ""]
+        lines += [f"![{figure.title}]({png})", ""] if png else ["(no data)", ""]
+        lines += [markdown_table(figure.data), "", f"Data: `{figure.name}.csv`", ""]
+    if skipped:
+        lines += ["Logs left out (not a suite benchmark, or not a successful run): " + ", ".join(skipped), ""]
+    (out / "report.md").write_text("\n".join(lines), encoding="utf-8")
+    return {f.name: f for f in figures}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("logs", nargs="+", help=".eval logs or folders holding them (searched recursively)")
+    parser.add_argument("--out", required=True, type=Path, help="folder for report.md, the PNG figures and CSVs")
+    parser.add_argument("--published", type=Path, default=None,
+                        help="upstream's Exp B score CSV (l2b_plus_scores_canonical_judge_v2.csv): replays get the "
+                             "published levels beside ours")
