@@ -46,7 +46,7 @@ PLAN: tuple[DemoRun, ...] = (
     DemoRun("glass_inspect/glassmath", limit=8, epochs=2, max_tokens=128,
             headline=("base_accuracy", "break_rate", "identity_floor")),
     DemoRun("causalverify_inspect/exp_b", {"sandbox": "confined"}, roles=("extractor",), limit=3, max_tokens=256,
-            headline=("L1", "L2a", "L2b", "L2b_plus"), requires=("Rscript", "bwrap", "prlimit")),
+            headline=("L2b_plus", "L2b", "L2a", "L1", "conditional_pass"), requires=("Rscript", "bwrap", "prlimit")),
 )
 
 

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, ModelOutput, get_model
-from inspect_ai.scorer import Score, Scorer, Target, mean, metric, Metric, SampleScore, scorer
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
 from causalverify_inspect.extraction import (ExtractorReplyError, Extracted, extract_estimate, has_numbers,
@@ -320,10 +320,22 @@ def calibration() -> Metric:
     return compute
 
 
+@metric
+def rates() -> Metric:
+    """The headline rates, L2b+ first (the viewer's log list shows the first metric): L2b+, L2b, L2a, L1, the
+    tolerance sweep, and the environment shares (failed for a missing image package; passed without one)."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        vals = _values(scores)
+        keys = [*reversed(LEVELS), *(sweep_key(t) for t in SWEEP), "environment", "environment_degraded"]
+        return {k: float(np.mean([v[k] for v in vals])) if vals else float("nan") for k in keys}
+
+    return compute
+
+
 def exp_b_metrics(calibration_arm: bool) -> list:
-    """Metrics of the exp_b task: level rates and sweep (means), P(L2b+|L2b), per family, taxonomy, calibration."""
-    keys = [*LEVELS, *(sweep_key(t) for t in SWEEP), "environment", "environment_degraded"]
-    metrics: list = [{k: [mean()] for k in keys}, conditional_pass(), by_family(), failure_taxonomy()]
+    """Metrics of the exp_b task: headline rates and sweep, P(L2b+|L2b), per family, taxonomy, calibration."""
+    metrics: list = [rates(), conditional_pass(), by_family(), failure_taxonomy()]
     if calibration_arm:
         metrics.append(calibration())
     return metrics
