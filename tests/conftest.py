@@ -2,7 +2,9 @@
 
 Markers (declared in pyproject.toml) skip cleanly, with a reason, when the resource is absent:
 ``needs_r`` (Rscript), ``needs_bwrap`` (bubblewrap), ``offline_model`` (llama-cpp-python + Gemma GGUF package),
-``shared_data`` (``../shared`` beside the checkout, or ``$CAUSAL_SUITE_SHARED``).
+``shared_data`` (``../shared`` beside the checkout, or ``$CAUSAL_SUITE_SHARED``), ``needs_docker`` (a Docker
+engine >= 24.0.6 with Compose v2 and the Debian image ``causalverify-r-debian``; with ``CAUSAL_SUITE_REQUIRE_DOCKER=1``,
+as in ``.ci/docker.sh``, its absence fails the run instead of skipping).
 """
 
 from __future__ import annotations
@@ -94,9 +96,28 @@ _RESOURCES: dict[str, tuple[Callable[[], bool], str]] = {
 }
 
 
+def docker_skip_reason() -> str | None:
+    """Why the Docker tests cannot run here (None when they can): engine, Compose, the Debian image."""
+    from causalverify_inspect.sandbox.docker import IMAGES, image_present, probe_engine
+
+    engine = probe_engine()
+    if engine.problem:
+        return f"Docker unavailable: {engine.problem} (bash .ci/docker.sh up installs and starts one)"
+    image = IMAGES[("docker-debian", "debian")].image
+    if not image_present(image):
+        return f"Docker image {image} is absent (build it with: bash sandboxes/r/build.sh debian)"
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     available = {name: check() for name, (check, _) in _RESOURCES.items()}
     for item in items:
         for name, (_, reason) in _RESOURCES.items():
             if item.get_closest_marker(name) and not available[name]:
                 item.add_marker(pytest.mark.skip(reason=reason))
+    docker_items = [item for item in items if item.get_closest_marker("needs_docker")]
+    reason = docker_skip_reason() if docker_items else None
+    if reason and os.environ.get("CAUSAL_SUITE_REQUIRE_DOCKER") == "1":
+        raise pytest.UsageError(f"CAUSAL_SUITE_REQUIRE_DOCKER=1 but {reason}")
+    for item in docker_items if reason else []:
+        item.add_marker(pytest.mark.skip(reason=reason))

@@ -22,7 +22,7 @@ from causal_suite.errors import SuiteInputError, strict_params
 from causalverify_inspect.dataset import check_cached_responses, exp_b_dataset
 from causalverify_inspect.exp_a import agreement, exp_a_dataset, exp_a_scorer
 from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM
-from causalverify_inspect.sandbox import DOCKER_COMPOSE, SANDBOX_NAME, ConfinedLimits
+from causalverify_inspect.sandbox.choice import SandboxChoice, announce, choose_sandbox
 from causalverify_inspect.scorers import exp_b_metrics, exp_b_scorer
 from causalverify_inspect.solvers import rate_own_workflow, replay_response, run_r_block
 
@@ -31,13 +31,15 @@ EXP_A_VERSION = "1-A"
 ES_WINDOW_RULES = ("strict", "cumulative")
 
 
-def sandbox_spec(sandbox: str, timeout: int) -> SandboxEnvironmentSpec:
-    """``docker`` (the image in sandboxes/r) or ``confined`` (bubblewrap; ``local`` is accepted as an alias)."""
-    if sandbox == "docker":
-        return SandboxEnvironmentSpec("docker", str(DOCKER_COMPOSE))
-    if sandbox in (SANDBOX_NAME, "local"):
-        return SandboxEnvironmentSpec(SANDBOX_NAME, ConfinedLimits(cpu_seconds=max(timeout, 1) * 2))
-    raise SuiteInputError(f"exp_b: parameter 'sandbox' is {sandbox!r}; expected 'docker' or '{SANDBOX_NAME}'.")
+def sandbox_spec(sandbox: str, timeout: int, profile: str = "full") -> SandboxEnvironmentSpec:
+    """The inspect sandbox spec for ``sandbox`` on this machine (see :func:`resolve_sandbox`)."""
+    return resolve_sandbox(sandbox, profile).spec(timeout)
+
+
+def resolve_sandbox(sandbox: str, profile: str = "full") -> SandboxChoice:
+    """``auto``, ``docker`` (rocker/CRAN image of ``profile``), ``docker-debian`` (Debian-only image) or ``confined``
+    (bubblewrap; ``local`` is accepted as an alias), resolved here (:mod:`causalverify_inspect.sandbox.choice`)."""
+    return choose_sandbox(sandbox, profile)
 
 
 @task(name="exp_b")
@@ -45,7 +47,8 @@ def sandbox_spec(sandbox: str, timeout: int) -> SandboxEnvironmentSpec:
 def exp_b(
     scenarios: str | None = None,
     ids: str | list[str] | None = None,
-    sandbox: str = "docker",
+    sandbox: str = "auto",
+    profile: str = "full",
     tolerance: float = 0.5,
     timeout: int = 60,
     es_windows: str = "strict",
@@ -60,7 +63,12 @@ def exp_b(
         scenarios: Scenario source: None for the built-in set, a folder written by ``causalverify-data``, or a
             folder in upstream's layout (holding ``experiments/exp_b/scenarios/``).
         ids: Scenario ids to run (a list or a comma-separated string); all when None.
-        sandbox: ``docker`` (the R image in ``sandboxes/r``) or ``confined`` (bubblewrap on this machine).
+        sandbox: ``auto`` (Docker when an engine >= 24.0.6 answers and an image is present or buildable, else
+            ``confined``), ``docker`` (the rocker/CRAN image in ``sandboxes/r``), ``docker-debian`` (the image built
+            only from Debian packages) or ``confined`` (bubblewrap on this machine). The choice is printed and kept in
+            the task metadata (``r_environment``) with the reference R packages the environment lacks.
+        profile: R package profile of the rocker/CRAN image: ``full`` (default) or ``upstream`` (upstream's scoring
+            environment: no stargazer, no rdd; for replays compared with the published scores).
         tolerance: L2b+ passes when |est - canonical| / |canonical| <= tolerance (paper default 0.5).
         timeout: Wall-clock seconds for each R run.
         es_windows: Event-study rule: ``strict`` (per-day, a labelled window is divided by its post-event days) or
@@ -88,15 +96,18 @@ def exp_b(
     solver = [*respond, run_r_block(timeout=timeout, upstream_wrapper=wrapper)]
     if calibration:
         solver.append(rate_own_workflow())
+    choice = resolve_sandbox(sandbox, profile)
+    announce(choice)
     return Task(
         dataset=dataset,
         solver=solver,
         scorer=exp_b_scorer(tolerance=tolerance, es_windows=es_windows, calibration=calibration),
         metrics=exp_b_metrics(calibration),
-        sandbox=sandbox_spec(sandbox, timeout),
+        sandbox=choice.spec(timeout),
         config=GenerateConfig(max_tokens=8192),
         version=EXP_B_VERSION,
-        metadata={"tolerance": tolerance, "es_windows": es_windows, "sandbox": sandbox,
+        metadata={"tolerance": tolerance, "es_windows": es_windows, "sandbox": choice.sandbox,
+                  "sandbox_requested": sandbox, "profile": choice.profile, "r_environment": choice.metadata(),
                   "replayed_model": responses_model if responses else None, "upstream_wrapper": wrapper},
     )
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Build the CausalVerify R images (see README.md in this folder).
+#
+#   bash sandboxes/r/build.sh debian            # Debian-only image causalverify-r-debian:bookworm-1 (no registry)
+#   bash sandboxes/r/build.sh cran [full|upstream]   # rocker/CRAN image (needs the image registry and CRAN)
+#
+# `debian` first makes the base image causalverify-debian-base:bookworm when it is missing: debootstrap (minbase)
+# of Debian bookworm from the mirror this machine's apt sources name, imported with `docker import` (needs root and
+# the debootstrap package). The root file system tarball is cached in $CAUSAL_SUITE_CACHE/docker (default
+# ~/.cache/causal-suite/docker), so a second machine or a pruned engine skips debootstrap.
+# Prints the build time of each step.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+CACHE="${CAUSAL_SUITE_CACHE:-$HOME/.cache/causal-suite}/docker"
+BASE_IMAGE="causalverify-debian-base:bookworm"
+log() { echo "[build] $*"; }
+
+debian_mirror() {  # the Debian archive URI of the machine's bookworm entry (deb822 .sources or one-line .list)
+  local uri
+  uri=$(awk '/^URIs:/ {u=$2} /^Suites:/ && / bookworm( |$)/ {print u; exit}' /etc/apt/sources.list.d/*.sources \
+        2>/dev/null || true)
+  [ -n "$uri" ] || uri=$(grep -hE '^deb +(\[[^]]*\] +)?[a-z]+://[^ ]+ +bookworm +' /etc/apt/sources.list \
+                          /etc/apt/sources.list.d/*.list 2>/dev/null | head -n1 | sed -E 's/^deb +(\[[^]]*\] +)?//' \
+                          | awk '{print $1}' || true)
+  [ -n "$uri" ] || { echo "no Debian bookworm entry in /etc/apt/sources.list*; set CV_DEBIAN_MIRROR" >&2; return 1; }
+  echo "$uri"
+}
+
+base_image() {
+  if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then log "base $BASE_IMAGE present"; return; fi
+  local tarball="$CACHE/debian-bookworm-minbase.tar" t0; t0=$(date +%s)
+  if [ ! -s "$tarball" ]; then
+    command -v debootstrap >/dev/null || { echo "debootstrap is missing: apt-get install debootstrap" >&2; exit 1; }
+    [ "$(id -u)" -eq 0 ] || { echo "debootstrap needs root" >&2; exit 1; }
+    local mirror="${CV_DEBIAN_MIRROR:-$(debian_mirror)}" root; root=$(mktemp -d)
+    log "debootstrap --variant=minbase bookworm (mirror from this machine's apt sources)"
+    debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.log" 2>&1 \
+      || { tail -n 20 "$root.log" >&2; rm -rf "$root"; exit 1; }
+    rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+    mkdir -p "$CACHE"
+    tar --numeric-owner -C "$root" -cf "$tarball.part" . && mv "$tarball.part" "$tarball"
+    rm -rf "$root" "$root.log"
+    log "debootstrap done in $(( $(date +%s) - t0 )) s"
+  fi
+  docker import --change 'CMD ["/bin/bash"]' "$tarball" "$BASE_IMAGE" >/dev/null
+  log "base image $BASE_IMAGE imported ($(( $(date +%s) - t0 )) s in all)"
+}
+
+compose_build() {
+  local file="$1" t0; t0=$(date +%s)
+  docker compose -f "$here/$file" build
+  log "image of $file built in $(( $(date +%s) - t0 )) s ($(docker compose -f "$here/$file" config --images))"
+}
+
+case "${1:-}" in
+  debian) base_image; compose_build compose.debian.yaml ;;
+  cran)
+    case "${2:-full}" in
+      full) compose_build compose.yaml ;;
+      upstream) compose_build compose.upstream.yaml ;;
+      *) echo "profile must be full or upstream" >&2; exit 2 ;;
+    esac ;;
+  *) echo "usage: $0 debian | cran [full|upstream]" >&2; exit 2 ;;
+esac

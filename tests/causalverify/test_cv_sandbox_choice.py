@@ -1,0 +1,173 @@
+"""exp_b's sandbox choice (issue 16) with the Docker CLI's answers scripted, and the compose files' limits and image
+package lists checked against each other and against the confined sandbox. No Docker needed."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+import yaml
+
+from causal_suite.errors import SuiteInputError
+from causalverify_inspect.sandbox import choice, docker
+from causalverify_inspect.sandbox.docker import (DEBIAN_R_PACKAGES, DOCKER_R_PACKAGES, IMAGES, R_PACKAGES_FULL,
+                                                 R_PACKAGES_UPSTREAM, SANDBOX_DIR)
+from causalverify_inspect.sandbox.limits import ConfinedLimits
+
+COMPOSE_FILES = ["compose.yaml", "compose.upstream.yaml", "compose.debian.yaml"]
+DEBIAN = IMAGES[("docker-debian", "debian")]
+CRAN = IMAGES[("docker", "full")]
+
+
+def service(name: str) -> dict:
+    return yaml.safe_load((SANDBOX_DIR / name).read_text())["services"]["default"]
+
+
+def test_compose_files_share_one_security_block_matching_the_confined_limits():
+    blocks = [{k: v for k, v in service(n).items() if k not in ("build", "image")} for n in COMPOSE_FILES]
+    assert blocks[0] == blocks[1] == blocks[2]
+    s, limits = blocks[0], ConfinedLimits()
+    assert s["network_mode"] == "none" and s["init"] is True and s["read_only"] is True and s["user"] == "ruser"
+    assert s["cap_drop"] == ["ALL"] and s["security_opt"] == ["no-new-privileges:true"]
+    assert s["mem_limit"] == s["memswap_limit"] == "2g" and limits.memory_bytes == 2 * 1024**3
+    assert s["pids_limit"] == limits.processes == 64
+    assert s["shm_size"] == "64m" and limits.shm_bytes == 64 * 1024**2
+    assert s["ulimits"] == {"fsize": limits.file_bytes, "nofile": limits.open_files, "core": 0}
+    tmpfs = dict(t.split(":", 1) for t in s["tmpfs"])
+    assert tmpfs["/tmp"] == f"size={limits.tmp_bytes // 1024**2}m"
+    work = dict(o.split("=") for o in tmpfs[s["working_dir"]].split(","))
+    assert work["size"] == f"{limits.workdir_bytes // 1024**2}m" and int(work["nr_inodes"]) == limits.workdir_files
+    assert work["uid"] == work["gid"] == "10001"
+    images = {n: service(n)["image"] for n in COMPOSE_FILES}
+    assert images == {spec.compose.name: spec.image for spec in IMAGES.values()}
+    assert service("compose.upstream.yaml")["build"]["args"] == {"PROFILE": "upstream"}
+
+
+def _r_vector(text: str, marker: str) -> list[str]:
+    """The names in the first ``c("a", "b", ...)`` after ``marker``."""
+    after = text[text.index(marker):]
+    return re.findall(r'"([\w.]+)"', after[after.index("c("):after.index(")")])
+
+
+def test_image_package_lists_match_the_dockerfiles():
+    cran = (SANDBOX_DIR / "Dockerfile").read_text()
+    debian = (SANDBOX_DIR / "Dockerfile.debian").read_text()
+    assert _r_vector(cran, "Rscript -e 'pk <-") == list(R_PACKAGES_UPSTREAM)
+    assert set(R_PACKAGES_FULL) - set(R_PACKAGES_UPSTREAM) == {"stargazer", "rdd"}
+    assert DOCKER_R_PACKAGES == R_PACKAGES_FULL
+    assert _r_vector(debian, "Rscript -e 'pk <-") == list(DEBIAN_R_PACKAGES)
+    installed = re.findall(r"r-cran-([\w.]+)", debian)
+    assert sorted(installed) == sorted(p.lower() for p in DEBIAN_R_PACKAGES)
+    assert DEBIAN.lacks() == ["fixest", "ivreg", "rdrobust", "rddensity", "stargazer", "rdd"]
+
+
+class FakeDocker:
+    """Scripted answers of the docker CLI: engine version (None: no engine), compose version, present images."""
+
+    def __init__(self, server: str | None = "26.1.5", compose: str | None = "2.40.3", images=(), registry=False,
+                 cli=True):
+        self.server, self.compose, self.images, self.registry, self.cli = server, compose, set(images), registry, cli
+
+    def __call__(self, argv, timeout=None):
+        if not self.cli:
+            return None
+        done = lambda rc, out="", err="": subprocess.CompletedProcess(argv, rc, out, err)  # noqa: E731
+        if argv[1] == "version":
+            return done(0, self.server + "\n") if self.server else done(1, "", "Cannot connect to the Docker daemon")
+        if argv[1:3] == ["compose", "version"]:
+            return done(0, self.compose + "\n") if self.compose else done(1, "", "unknown command")
+        if argv[1:3] == ["image", "inspect"]:
+            return done(0 if argv[-1] in self.images else 1)
+        if argv[1:3] == ["manifest", "inspect"]:
+            return done(0 if self.registry else 1)
+        return done(0)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    def install(**kwargs) -> FakeDocker:
+        cli = FakeDocker(**kwargs)
+        monkeypatch.setattr(docker, "_run", cli)
+        docker.probe_engine.cache_clear()
+        return cli
+
+    monkeypatch.setattr(choice, "bwrap_available", lambda: True)
+    monkeypatch.setattr(choice, "host_r_packages", lambda: frozenset({"AER", "plm", "dplyr"}))
+    yield install
+    docker.probe_engine.cache_clear()
+
+
+def one_sentence(message: str) -> bool:
+    return message.count(". ") == 0 and message.endswith(".")
+
+
+def test_auto_without_engine_runs_confined_and_names_what_it_lacks(fake, capsys):
+    fake(server=None)
+    chosen = choice.choose_sandbox("auto")
+    assert chosen.sandbox == "confined" and chosen.profile == "host" and "no Docker engine answers" in chosen.reason
+    assert "fixest" in chosen.lacks and "AER" not in chosen.lacks
+    choice.announce(chosen)
+    assert capsys.readouterr().err.startswith("exp_b: sandbox auto -> confined (")
+
+
+def test_auto_prefers_a_present_image_and_records_it(fake):
+    fake(images={DEBIAN.image})
+    chosen = choice.choose_sandbox("auto")
+    assert (chosen.sandbox, chosen.image, chosen.engine, chosen.requested) == ("docker-debian", DEBIAN.image,
+                                                                            "26.1.5", "auto")
+    assert "build" not in yaml.safe_load(open(chosen.compose))["services"]["default"]  # present: no rebuild
+    assert chosen.spec(60).type == "docker" and chosen.metadata()["lacks"] == DEBIAN.lacks()
+    fake(images={DEBIAN.image, CRAN.image})
+    assert choice.choose_sandbox("auto").image == CRAN.image
+    fake(registry=True)  # nothing present, the registry answers: build the CRAN image at task start
+    chosen = choice.choose_sandbox("auto")
+    assert chosen.image == CRAN.image and chosen.compose == str(CRAN.compose) and "built at task start" in chosen.reason
+
+
+def test_auto_with_upstream_profile_uses_only_the_upstream_image(fake):
+    fake(images={DEBIAN.image, CRAN.image})
+    chosen = choice.choose_sandbox("auto", "upstream")
+    assert chosen.sandbox == "confined" and "profile 'upstream'" in chosen.reason
+    fake(images={IMAGES[("docker", "upstream")].image})
+    assert choice.choose_sandbox("auto", "upstream").profile == "upstream"
+
+
+@pytest.mark.parametrize("case, kwargs, needle", [
+    ("no engine", dict(server=None), "no Docker engine answers"),
+    ("no docker command", dict(cli=False), "no docker command"),
+    ("engine too old", dict(server="20.10.24+dfsg1"), "20.10.24+dfsg1, older than the 24.0.6"),
+    ("no compose", dict(compose=None), "Docker Compose v2 >= 2.21.0"),
+    ("no image, offline", dict(), "cannot be built offline"),
+])
+def test_explicit_docker_fails_with_one_sentence_when_impossible(fake, case, kwargs, needle):
+    fake(**kwargs)
+    with pytest.raises(SuiteInputError) as err:
+        choice.choose_sandbox("docker")
+    message = str(err.value)
+    assert needle in message and "-T sandbox=confined" in message and one_sentence(message), message
+
+
+def test_explicit_choices_are_obeyed_or_refused(fake):
+    fake(images={DEBIAN.image, CRAN.image})
+    assert choice.choose_sandbox("docker").image == CRAN.image
+    assert choice.choose_sandbox("confined").sandbox == "confined"
+    assert choice.choose_sandbox("local").sandbox == "confined"
+    fake()
+    with pytest.raises(SuiteInputError, match="build.sh debian"):
+        choice.choose_sandbox("docker-debian")
+    with pytest.raises(SuiteInputError, match="profile"):
+        choice.choose_sandbox("docker-debian", "upstream")
+    with pytest.raises(SuiteInputError, match="profile"):
+        choice.choose_sandbox("confined", "upstream")
+    with pytest.raises(SuiteInputError, match="'profile' is 'tidy'"):
+        choice.choose_sandbox("auto", "tidy")
+    with pytest.raises(SuiteInputError, match="auto, docker, docker-debian, confined"):
+        choice.choose_sandbox("vm")
+
+
+def test_no_sandbox_at_all_is_one_sentence(fake, monkeypatch):
+    fake(server=None)
+    monkeypatch.setattr(choice, "bwrap_available", lambda: False)
+    with pytest.raises(SuiteInputError, match="no sandbox can run here.*bubblewrap"):
+        choice.choose_sandbox("auto")
