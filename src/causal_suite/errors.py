@@ -5,12 +5,13 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from inspect_ai._util.error import PrerequisiteError
+from causal_suite.inspect_compat import PrerequisiteError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,3 +70,21 @@ def require_file(path: str | Path, what: str) -> Path:
     if not p.exists():
         raise SuiteInputError(f"{what} '{p}' does not exist: check the path you passed.")
     return p
+
+
+def reports_input_errors(prog: str) -> Callable[[F], F]:
+    """Decorate a command's ``main``: a ``SuiteInputError`` becomes one line ``<prog>: error: <sentence>`` on
+    stderr and exit code 2 (argparse's own convention for bad usage), never a traceback."""
+
+    def decorate(main: F) -> F:
+        @functools.wraps(main)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return main(*args, **kwargs)
+            except SuiteInputError as exc:
+                print(f"{prog}: error: {exc}", file=sys.stderr)
+                return 2
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

@@ -1,8 +1,9 @@
-"""Atomic text writes: every file the suite writes goes to a temp file beside its target and is renamed into
-place, so nothing is ever half-written."""
+"""Files: atomic text writes (every file the suite writes goes to a temp file beside its target and is renamed
+into place, so nothing is ever half-written) and file digests."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,3 +18,12 @@ def write_text_atomic(path: str | Path, text: str | Iterable[str]) -> Path:
         fh.writelines([text] if isinstance(text, str) else text)
     tmp.replace(out)
     return out
+
+
+def sha256_file(path: str | Path) -> str:
+    """The hex sha256 of a file's bytes, read in 1 MiB chunks."""
+    h = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

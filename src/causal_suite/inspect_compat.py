@@ -1,0 +1,18 @@
+"""The few inspect-ai internals the suite needs, imported in this one place.
+
+inspect-ai has no public API for these (checked against 0.3.285); should a release move one, only this module
+changes. Nothing else in ``src/`` imports ``inspect_ai._...``.
+
+- ``PrerequisiteError``: the exception inspect prints as one sentence instead of a traceback (the base of
+  ``causal_suite.errors.SuiteInputError``).
+- ``active_generate_config()``: the run's resolved ``GenerateConfig`` (seed, cache) inside a solver.
+- ``registry_find`` / ``registry_info``: the registered tasks and their parameters (``causal-suite tasks``).
+"""
+
+from __future__ import annotations
+
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai._util.registry import registry_find, registry_info
+from inspect_ai.model._generate_config import active_generate_config
+
+__all__ = ["PrerequisiteError", "active_generate_config", "registry_find", "registry_info"]
