@@ -33,8 +33,9 @@ from cobe_inspect.task import cobe
 from frail.pairs import read_pairs
 from frail.probes import read_probes
 from frail.splits import read_sidecar, sidecar_path
-from glass_inspect.build import load_source
-from glass_inspect.corpus import PairRecord, TextRecord, manifest_path, read_labeled_pairs, write_corpus_dir
+from glass_inspect.corpus import PairRecord, TextRecord, manifest_path, write_corpus_dir
+from glass_inspect.corpus.labeled_pairs import read_labeled_pairs
+from glass_inspect.corpus.sources import load_source
 from glass_inspect.task import glassgsm
 
 BAD_UTF8 = b"caf\xe9"  # latin-1 bytes: not UTF-8

@@ -125,7 +125,7 @@ def _glass_sample_scores(log: EvalLog) -> list[SampleScore]:
 def glass_figures(logs: list[EvalLog]) -> list[Figure]:
     """Break rate against dose per family and model, with the identity-twin floor (value and binomial SE)."""
     from glass_inspect.corpus import IDENTITY
-    from glass_inspect.scorers import pair_outcomes
+    from glass_inspect.metrics import pair_outcomes
 
     rows = []
     for log in logs:

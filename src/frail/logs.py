@@ -10,13 +10,14 @@ the corpus moved. One observation is written per manifest row whose base and twi
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.files import sha256_file
+from causal_suite.scores import as_float
 from glass_inspect.corpus import (
     METADATA_VERSION,
     TextRecord,
@@ -24,7 +25,6 @@ from glass_inspect.corpus import (
     read_corpus_info,
     read_manifest,
     read_pool,
-    sha256_file,
 )
 
 from .pairs import PairObservation, operator_with_dose
@@ -50,15 +50,6 @@ def _glass_metadata(log: Any) -> dict[str, Any] | None:
         if isinstance(holder, dict) and isinstance(holder.get("glass"), dict):
             return holder["glass"]
     return None
-
-
-def as_float(value: Any) -> float | None:
-    """A score value as a float; None for a missing, non-numeric or NaN (unscored) value."""
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(out) else out
 
 
 HEAVY_FIELDS = {"messages", "events", "store", "attachments", "output"}  # not needed: stream samples without them

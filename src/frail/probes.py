@@ -49,13 +49,12 @@ import pandas as pd
 
 from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.fields import NUMBER, require
-from causal_suite.files import write_text_atomic
+from causal_suite.files import sha256_file, write_text_atomic
 from causal_suite.jsonl import read_json
-from glass_inspect.answers import answers_match
-from glass_inspect.corpus import sha256_file
-from glass_inspect.scorers import answer_groups
+from causal_suite.scores import as_float
+from glass_inspect.answers import answer_groups, answers_match
 
-from .logs import SCORER, HEAVY_FIELDS, as_float, read_header, sample_contract
+from .logs import SCORER, HEAVY_FIELDS, read_header, sample_contract
 from .pairs import PairObservation, require_one_solver
 
 FORMAT = "frail-base-probes"

@@ -6,7 +6,9 @@ Public API (also used by the corpus builder to normalise gold answers):
 - ``extract_answer(completion, suite)``: the raw final answer a completion commits to, or None;
 - ``normalize_answer(raw, suite)``: a canonical string (equal strings mean equal answers), or None;
 - ``final_answer(completion, suite)``: ``normalize_answer(extract_answer(...))``;
-- ``answers_match(a, b, suite)``: equality of canonical answers, plus symbolic equivalence for MATH.
+- ``answers_match(a, b, suite)``: equality of canonical answers, plus symbolic equivalence for MATH;
+- ``answer_groups(answers, same)`` / ``modal_vote(answers, same)``: the draws of one prompt grouped into equal
+  answers, and the modal answer (Y's answer; also read by Frail's base probes).
 
 GSM answers are numbers: thousands separators, currency, units, percent signs and trailing periods are dropped,
 ``1/4`` and ``0.25`` are the same number, and the canonical form is a plain decimal (``-3``, ``1234.5``).
@@ -19,6 +21,7 @@ sympy cannot read is compared as normalised text (``\\text{Monday}`` == ``monday
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from functools import lru_cache
@@ -375,3 +378,32 @@ def answers_match(a: str | None, b: str | None, suite: str) -> bool:
     if a == b:
         return True
     return suite == "math" and _equivalent_math(a, b)
+
+
+# ---------------------------------------------------------------- modal vote
+
+
+def answer_groups(answers: list[str | None], same: Callable[[str, str], bool]) -> list[list[int]]:
+    """Indices of ``answers`` grouped by ``same`` against each group's first member, groups in order of first
+    appearance; ``None`` (no answer) is its own group."""
+    groups: list[list[int]] = []
+    for i, a in enumerate(answers):
+        for group in groups:
+            rep = answers[group[0]]
+            if (a is None and rep is None) or (a is not None and rep is not None and same(a, rep)):
+                group.append(i)
+                break
+        else:
+            groups.append([i])
+    return groups
+
+
+def modal_vote(answers: list[str | None], same: Callable[[str, str], bool]) -> tuple[str | None, int, bool]:
+    """(modal answer, its votes, whether another answer had as many) over epoch-ordered answers grouped by
+    ``answer_groups``. Ties go to the group whose first member came first."""
+    groups = answer_groups(answers, same)
+    if not groups:
+        return None, 0, False
+    best = max(groups, key=len)  # max keeps the first of equals: the earliest-drawn group
+    tie = sum(len(g) == len(best) for g in groups) > 1
+    return answers[best[0]], len(best), tie

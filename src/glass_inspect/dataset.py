@@ -1,4 +1,5 @@
-"""The glass eval dataset: the unique prompt texts over the chosen doses' manifests (§3.2, §7 step 8).
+"""The datasets of the glass tasks: for ``glassgsm`` / ``glassmath`` the unique prompt texts over the chosen doses'
+manifests (§3.2, §7 step 8); for ``noop_audit`` one adjudication prompt per distinct twin (``audit_samples``).
 
 A base or twin that several dose manifests share is one sample, answered once; its ``doses`` metadata lists the
 manifests it belongs to (``base_doses`` for a base). Identity twins repeat their base's text on purpose and
@@ -20,7 +21,10 @@ from typing import Any
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from causal_suite.errors import SuiteInputError
-from glass_inspect.corpus import (
+from causal_suite.files import sha256_file
+from causal_suite.params import comma_list
+from glass_inspect.corpus.audit import noop_prompts
+from glass_inspect.corpus.contract import (
     IDENTITY,
     TWIN_FAMILIES,
     PairRecord,
@@ -29,7 +33,6 @@ from glass_inspect.corpus import (
     read_corpus_info,
     read_manifest,
     read_pool,
-    sha256_file,
 )
 
 
@@ -44,24 +47,11 @@ class GlassSelection:
     identity: bool
 
 
-def parse_doses(doses: str | int | list[int] | tuple[int, ...]) -> tuple[int, ...]:
-    """``"1,3,5"``, ``5`` or ``[1, 3]`` -> sorted unique doses; a clear error for anything else."""
-    items = str(doses).split(",") if isinstance(doses, (str, int)) else list(doses)
-    try:
-        parsed = sorted({int(str(d).strip()) for d in items if str(d).strip()})
-    except ValueError:
-        raise SuiteInputError(f"doses {doses!r} is not a list of integers such as 1,3,5,7,9.") from None
-    if not parsed:
-        raise SuiteInputError("doses is empty: name at least one dose, such as 1,3,5,7,9.")
-    return tuple(parsed)
-
-
 def parse_families(families: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
     """Twin families to include (default: every non-identity family); identity twins have their own switch."""
     if families is None:
         return TWIN_FAMILIES
-    items = families.split(",") if isinstance(families, str) else list(families)
-    chosen = tuple(dict.fromkeys(f.strip() for f in items if f.strip()))
+    chosen = tuple(dict.fromkeys(comma_list(families)))
     unknown = [f for f in chosen if f not in TWIN_FAMILIES]
     if unknown or not chosen:
         raise SuiteInputError(
@@ -176,3 +166,16 @@ def glass_dataset(selection: GlassSelection) -> tuple[MemoryDataset, dict[str, A
     }
     name = f"glass{selection.suite}"
     return MemoryDataset(samples, name=name, location=str(selection.corpus)), meta
+
+
+def audit_samples(pool: list[TextRecord]) -> list[Sample]:
+    """One sample per distinct adjudication prompt (id = the first twin's text id): twins with identical base,
+    twin text and gold (duplicate problems in a source) are adjudicated once."""
+    samples: dict[str, Sample] = {}
+    records = {r.text_id: r for r in pool}
+    for text_id, prompt in noop_prompts(pool).items():
+        if prompt not in samples:
+            r = records[text_id]
+            samples[prompt] = Sample(id=text_id, input=prompt, target=r.answer,
+                                     metadata={"text_id": text_id, "base_id": r.base_id, "operator": r.operator})
+    return list(samples.values())

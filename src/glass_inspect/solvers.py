@@ -1,5 +1,5 @@
-"""The glass solver: one zero-shot step-by-step prompt, one independent draw per epoch (§3.1: 5 samples at
-temperature 0.2 per prompt).
+"""Solvers of the glass tasks: ``glass_solve`` (one zero-shot step-by-step prompt, one independent draw per
+epoch; §3.1: 5 samples at temperature 0.2 per prompt) and ``adjudicate`` (the No-Op audit's adjudicator, §3.3).
 
 Draw independence. Identity twins repeat their base's text on purpose (§7 step 8), so their draws must not be
 served from the base's: each draw gets a seed derived from (the run's seed, the sample id, the epoch), which also
@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai.model import CachePolicy
-from inspect_ai.model._generate_config import active_generate_config  # the run's resolved config (no public API)
+from inspect_ai.model import CachePolicy, GenerateConfig, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from glass_inspect.operators import derive_seed
+from causal_suite.inspect_compat import active_generate_config  # the run's resolved config (no public API)
+from glass_inspect.corpus.operators import derive_seed
 from glass_inspect.prompts import render_prompt
+from glass_inspect.scorers import parse_verdict
 
 
 def draw_seed(run_seed: int | None, sample_id: str | int, epoch: int) -> int:
@@ -45,5 +46,24 @@ def glass_solve(suite: str) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         state.user_prompt.text = render_prompt(suite, state.input_text)
         return await generate(state, **draw_config(state.sample_id, state.epoch))
+
+    return solve
+
+
+@solver
+def adjudicate(retries: int = 2) -> Solver:
+    """Ask the ``adjudicator`` role (default: the model under evaluation) for a verdict, retrying unparsable
+    replies up to ``retries`` more times at temperature 0. All replies are kept in the sample metadata."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = get_model(role="adjudicator")
+        replies: list[str] = []
+        for _ in range(retries + 1):
+            state.output = await model.generate(state.input_text, config=GenerateConfig(temperature=0.0))
+            replies.append(state.output.completion)
+            if parse_verdict(state.output.completion) is not None:
+                break
+        state.metadata["adjudicator_replies"] = replies
+        return state
 
     return solve

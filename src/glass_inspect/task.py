@@ -1,5 +1,5 @@
-"""GlassGSM / GlassMATH break-event evaluation (``../shared/seeds/conditional_causal_difficulty_docs.txt`` §1, §3,
-§7 step 8, §11).
+"""GlassGSM / GlassMATH break-event evaluation (*Fragility Is Not Reducible to Hardness: Conditional Causal
+Difficulty for LLMs*, arXiv:2611.02065, §1, §3, §7 step 8, §11), and the No-Op audit task (§3.3).
 
 Each unique prompt text of the chosen dose manifests (bases and twins; identity twins kept apart) is answered
 ``epochs`` times at ``temperature``; Y is the modal extracted answer's exact match (``scorers.modal_answer``), and
@@ -11,6 +11,11 @@ the fragile fraction and the identity-twin floor.
 
 The task metadata ``glass`` (``log.eval.metadata["glass"]``) records the corpus, suite, doses, families and the
 manifests used (dose, path, sha256), which Frail reads back with the sample metadata.
+
+``noop_audit`` asks the ``adjudicator`` role whether each twin of a corpus keeps the gold answer; ``glass-build
+audit`` (``glass_inspect.corpus.audit.apply_audit``) then writes a filtered copy of the corpus.
+
+Task versions live in ``eval.yaml`` beside this file (see its changelog in README.md).
 """
 
 from __future__ import annotations
@@ -18,15 +23,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspect_ai import Epochs, Task, task
+from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig
 
 from causal_suite.errors import SuiteInputError, require_file, strict_params
-from glass_inspect.dataset import GlassSelection, glass_dataset, parse_doses, parse_families
-from glass_inspect.scorers import glass_match, modal_answer
-from glass_inspect.solvers import glass_solve
+from causal_suite.eval_meta import task_version
+from causal_suite.files import sha256_file
+from glass_inspect.corpus.builtin import default_corpus
+from glass_inspect.corpus.contract import DEFAULT_DOSES as DOSES
+from glass_inspect.corpus.contract import parse_doses, read_corpus_info, read_pool
+from glass_inspect.dataset import GlassSelection, audit_samples, glass_dataset, parse_families
+from glass_inspect.scorers import glass_match, modal_answer, noop_verdict
+from glass_inspect.solvers import adjudicate, glass_solve
 
-TASK_VERSION = 1
-DEFAULT_DOSES = "1,3,5,7,9"
+DEFAULT_DOSES = ",".join(map(str, DOSES))
 NUM_EPOCHS = 5
 TEMPERATURE = 0.2
 
@@ -42,8 +52,6 @@ def glass_task(
 ) -> Task:
     """The eval task of one suite (shared by ``glassgsm`` and ``glassmath``); validates before any model call."""
     if corpus is None:
-        from glass_inspect.build import default_corpus
-
         root = Path(default_corpus(suite))
     else:
         root = require_file(corpus, "glass corpus directory").resolve()
@@ -58,7 +66,7 @@ def glass_task(
         epochs=Epochs(epochs, modal_answer()),
         config=GenerateConfig(temperature=temperature),
         metadata={"glass": meta},
-        version=TASK_VERSION,
+        version=task_version("glass_inspect", f"glass{suite}"),
     )
 
 
@@ -110,3 +118,25 @@ def glassmath(
         identity: Include identity twins (the re-sampling floor); default true.
     """
     return glass_task("math", corpus, doses, families, epochs, temperature, identity)
+
+
+@task
+@strict_params
+def noop_audit(corpus: str | None = None, suite: str = "gsm", retries: int = 2) -> Task:
+    """§3.3 LLM No-Op adjudication of every twin of a glass corpus (identity twins excepted).
+
+    Args:
+        corpus: A ``glass-build`` output directory; default: the built-in corpus of ``suite``.
+        suite: ``gsm`` or ``math``, used when ``corpus`` is not given.
+        retries: Extra attempts when the adjudicator's reply has no parsable verdict.
+    """
+    root = Path(corpus) if corpus else default_corpus(suite)
+    info = read_corpus_info(root)
+    pool = read_pool(root)
+    return Task(
+        dataset=MemoryDataset(audit_samples(pool), name=f"noop_audit_{info['suite']}"),
+        solver=adjudicate(retries),
+        scorer=noop_verdict(),
+        metadata={"corpus": str(root), "pool_sha256": sha256_file(root / "pool.jsonl")},
+        version=task_version("glass_inspect", "noop_audit"),
+    )

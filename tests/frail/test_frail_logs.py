@@ -13,7 +13,8 @@ from causal_suite.errors import SuiteInputError
 from frail.cli import main
 from frail.logs import observations_from_logs
 from frail.pairs import read_pairs
-from glass_inspect.corpus import PairRecord, TextRecord, manifest_path, sha256_file, write_jsonl
+from causal_suite.files import sha256_file
+from glass_inspect.corpus import PairRecord, TextRecord, manifest_path, write_jsonl
 
 
 def text(tid, base, role, op, body, size=0, c=0.4):
@@ -162,7 +163,7 @@ PROBLEMS = [
 
 def test_frail_pairs_reads_a_real_glassgsm_log(tmp_path, scripted, capsys):
     """The integration contract: glass-build -> glassgsm eval (scripted solver) -> `frail pairs`."""
-    from glass_inspect.build import main as glass_build
+    from glass_inspect.corpus.cli import main as glass_build
     from glass_inspect.corpus import read_pool
     from glass_inspect.task import glassgsm
 

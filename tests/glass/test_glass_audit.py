@@ -9,7 +9,9 @@ import pytest
 from inspect_ai import eval
 
 from causal_suite.errors import SuiteInputError
-from glass_inspect.audit import (
+from causal_suite.files import sha256_file
+from glass_inspect.corpus import read_corpus_info, read_manifest, read_pool
+from glass_inspect.corpus.audit import (
     DROP_ANSWER,
     DROP_ENTITY,
     DROP_QUESTION,
@@ -17,13 +19,13 @@ from glass_inspect.audit import (
     FLAG_UNITS,
     apply_audit,
     maths_symbols,
-    noop_audit,
-    parse_verdict,
     proper_nouns,
     structural_audit,
 )
-from glass_inspect.build import build_corpus, main
-from glass_inspect.corpus import read_corpus_info, read_manifest, read_pool, sha256_file
+from glass_inspect.corpus.build import build_corpus
+from glass_inspect.corpus.cli import main
+from glass_inspect.scorers import parse_verdict
+from glass_inspect.task import noop_audit
 
 BASE = "On Monday, Tom has 3 apples. He buys 4 more apples. How many apples does Tom have?"
 
@@ -89,7 +91,7 @@ def test_parse_verdict_is_strict(reply, verdict):
 
 @pytest.fixture
 def small_corpus(tmp_path):
-    src = resources.files("glass_inspect").joinpath("data/gsm_builtin.jsonl")
+    src = resources.files("glass_inspect.corpus").joinpath("data/gsm_builtin.jsonl")
     return build_corpus("gsm", str(src), tmp_path / "corpus", limit=3, doses=(1, 3))
 
 
@@ -138,7 +140,7 @@ def test_noop_audit_end_to_end_with_scripted_adjudicator(small_corpus, scripted,
     assert not read_corpus_info(small_corpus)["audited"]
 
     # the log belongs to this pool only
-    other = build_corpus("gsm", str(resources.files("glass_inspect").joinpath("data/gsm_builtin.jsonl")),
+    other = build_corpus("gsm", str(resources.files("glass_inspect.corpus").joinpath("data/gsm_builtin.jsonl")),
                          tmp_path / "other", limit=4, doses=(1,))
     with pytest.raises(SuiteInputError, match="different pool"):
         apply_audit(log.location, other, tmp_path / "audited2")
@@ -154,8 +156,8 @@ def test_noop_audit_defaults_to_the_model_under_evaluation(small_corpus, scripte
 
 
 def test_identical_prompts_are_adjudicated_once():
-    from glass_inspect.audit import audit_samples
     from glass_inspect.corpus import TextRecord
+    from glass_inspect.dataset import audit_samples
 
     def rec(text_id, base_id, role, operator, text):
         return TextRecord(text_id=text_id, base_id=base_id, role=role, operator=operator, injection_size=0, seed=0,

@@ -11,8 +11,9 @@ import pytest
 from test_glass_eval import write_corpus
 
 from causal_suite.errors import SuiteInputError
-from glass_inspect.build import load_source
-from glass_inspect.corpus import manifest_path, read_labeled_pairs
+from glass_inspect.corpus import manifest_path
+from glass_inspect.corpus.labeled_pairs import read_labeled_pairs
+from glass_inspect.corpus.sources import load_source
 from glass_inspect.task import glassgsm
 
 

@@ -10,23 +10,20 @@ from pathlib import Path
 import pytest
 
 from causal_suite.errors import SuiteInputError
-from glass_inspect.build import build_corpus, default_corpus, import_labeled_pairs, load_source, main
-from glass_inspect.operators import segment
-from glass_inspect.corpus import (
-    FAMILIES,
-    read_corpus_info,
-    read_labeled_pairs,
-    read_manifest,
-    read_pool,
-    sha256_file,
-    write_labeled_pairs,
-)
+from causal_suite.files import sha256_file
+from glass_inspect.corpus import FAMILIES, read_corpus_info, read_manifest, read_pool
+from glass_inspect.corpus.build import build_corpus
+from glass_inspect.corpus.builtin import default_corpus
+from glass_inspect.corpus.cli import main
+from glass_inspect.corpus.labeled_pairs import import_labeled_pairs, read_labeled_pairs, write_labeled_pairs
+from glass_inspect.corpus.operators import segment
+from glass_inspect.corpus.sources import load_source
 
 DOSES = (1, 3, 5, 7, 9)
 
 
 def builtin(suite: str) -> str:
-    return str(resources.files("glass_inspect").joinpath(f"data/{suite}_builtin.jsonl"))
+    return str(resources.files("glass_inspect.corpus").joinpath(f"data/{suite}_builtin.jsonl"))
 
 
 def _files(root: Path) -> dict[str, str]:

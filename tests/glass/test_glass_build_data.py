@@ -13,7 +13,7 @@ from glass_inspect.answers import answers_match, last_boxed, normalize_answer
 
 
 def _rows(name: str) -> list[dict]:
-    text = resources.files("glass_inspect").joinpath(f"data/{name}").read_text(encoding="utf-8")
+    text = resources.files("glass_inspect.corpus").joinpath(f"data/{name}").read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 

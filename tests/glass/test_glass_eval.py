@@ -11,7 +11,8 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, ModelUsage, get_model, modelapi
 
 from causal_suite.errors import SuiteInputError
-from glass_inspect.corpus import PairRecord, TextRecord, manifest_path, sha256_file, write_jsonl
+from causal_suite.files import sha256_file
+from glass_inspect.corpus import PairRecord, TextRecord, manifest_path, write_jsonl
 from glass_inspect.solvers import draw_seed
 from glass_inspect.task import glassgsm, glassmath
 
@@ -170,7 +171,7 @@ def test_end_to_end_break_metrics(tmp_path):
         {"dose": d, "path": str(manifest_path(corpus, d)), "sha256": sha256_file(manifest_path(corpus, d))}
         for d in (1, 3)
     ]
-    assert log.eval.task_version == 1
+    assert log.eval.task_version == "1-A"  # from glass_inspect/eval.yaml
 
     sample = next(s for s in log.samples if s.id == "g1-ic" and s.epoch == 1)
     assert sample.metadata["doses"] == [3] and sample.metadata["operator"] == "irrelevant_context"

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from glass_inspect.operators import (
+from glass_inspect.corpus.operators import (
     back_references,
     derive_seed,
     entity_rename,

@@ -10,19 +10,18 @@ from inspect_ai.scorer import SampleScore, Score, Target, mode_score
 from inspect_ai.solver import TaskState
 
 import glass_inspect.scorers as scorers
-from glass_inspect.scorers import (
+from glass_inspect.answers import modal_vote
+from glass_inspect.metrics import (
     base_accuracy,
     break_rate,
     dose_break_rate,
     family_break_rate,
     fragile_fraction,
-    glass_match,
     identity_floor,
     mean_pi,
-    modal_answer,
-    modal_vote,
     pi_by_base,
 )
+from glass_inspect.scorers import glass_match, modal_answer
 
 
 def draws(answers: list[str | None], gold: str = "4", suite: str = "gsm", order: list[int] | None = None):

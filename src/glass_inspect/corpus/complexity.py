@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from glass_inspect.operators import segment
+from glass_inspect.corpus.operators import segment
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?|\b(?:half|twice|double|triple|third|quarter|dozen)\b", re.I)
 _NUMBER_WORD = re.compile(

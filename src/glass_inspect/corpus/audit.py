@@ -7,11 +7,12 @@ Two stages:
   its maths symbols, (2) contains the numeric value of the gold answer, or (3) contains its own question mark;
   (4) flag, without dropping, a unit-compatible quantity collision (the injected text states a quantity of a
   dimension the target also uses).
-* **LLM No-Op adjudication**: the inspect task ``noop_audit`` shows a model (role ``adjudicator``; the model under
-  evaluation when the role is not bound) the base text, the twin text and the gold answer, and asks whether the
-  change alters or invalidates that answer. ``glass-build audit LOG --pool DIR --out DIR2`` keeps the twins the
-  adjudicator judged answer-preserving and writes a filtered copy; an unparsable verdict (after retries), a
-  "changes" verdict, or a twin missing from the log drops it. The raw pool is never modified.
+* **LLM No-Op adjudication**: the inspect task ``glass_inspect/noop_audit`` (eval layer: ``task.py``, prompt in
+  ``prompts.py``) shows a model (role ``adjudicator``; the model under evaluation when the role is not bound) the
+  base text, the twin text and the gold answer, and asks whether the change alters or invalidates that answer.
+  ``apply_audit`` here (``glass-build audit LOG --pool DIR --out DIR2``) keeps the twins the adjudicator judged
+  answer-preserving and writes a filtered copy; an unparsable verdict (after retries), a "changes" verdict, or a
+  twin missing from the log drops it. The raw pool is never modified.
 """
 
 from __future__ import annotations
@@ -25,24 +26,19 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import GenerateConfig, get_model
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
-from inspect_ai.solver import Generate, Solver, TaskState, solver
-
-from causal_suite.errors import SuiteInputError, require_file, strict_params
-from glass_inspect.corpus import (
+from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.files import sha256_file
+from glass_inspect.corpus.contract import (
     CORPUS_SCHEMA,
     IDENTITY,
     TextRecord,
     read_corpus_info,
     read_manifest,
     read_pool,
-    sha256_file,
     write_corpus_dir,
 )
-from glass_inspect.operators import CALENDAR_WORDS, TITLE_WORDS, outside_maths, person_names, segment
+from glass_inspect.corpus.operators import CALENDAR_WORDS, TITLE_WORDS, outside_maths, person_names, segment
+from glass_inspect.prompts import CHANGES, PRESERVES, render_noop_prompt
 
 # ------------------------------------------------------------------------------------------ structural checks
 
@@ -221,121 +217,17 @@ def structural_audit(
     return StructuralAudit(tuple(drops), tuple(flags))
 
 
-# ------------------------------------------------------------------------------------- LLM No-Op adjudication
-
-NOOP_PROMPT = """You are checking a rewritten maths word problem for a benchmark. The rewrite was meant to change \
-only the surface of the problem (names, sentence order, or some added sentences that have nothing to do with the \
-question), so that the correct final answer stays exactly the same.
-
-ORIGINAL PROBLEM:
-{base}
-
-REWRITTEN PROBLEM:
-{twin}
-
-CORRECT FINAL ANSWER TO THE ORIGINAL PROBLEM: {answer}
-
-Decide whether the rewritten problem still has exactly this correct final answer. Answer CHANGES if the rewrite \
-alters any quantity, relation or condition the solution uses, makes the problem ambiguous or contradictory (for \
-example, added sentences that could be read as part of the problem, or a pronoun that now points to someone \
-else), or asks something different. Otherwise answer PRESERVES.
-
-Think briefly if you need to, then finish with one line that is exactly
-VERDICT: PRESERVES
-or
-VERDICT: CHANGES"""
-
-PRESERVES = "preserves"
-CHANGES = "changes"
-_VERDICT = re.compile(r"^\s*\**\s*VERDICT\s*\**\s*:\s*\**\s*([A-Za-z]+)\s*\**\s*\.?\s*$", re.I | re.M)
+# ---------------------------------------------------------------------- applying a No-Op adjudication log
 
 
-def parse_verdict(reply: str) -> str | None:
-    """Strict parse: exactly one ``VERDICT: PRESERVES|CHANGES`` line (case-insensitive), else None."""
-    found = _VERDICT.findall(reply or "")
-    if len(found) != 1 or found[0].lower() not in (PRESERVES, CHANGES):
-        return None
-    return found[0].lower()
-
-
-@solver
-def adjudicate(retries: int = 2) -> Solver:
-    """Ask the ``adjudicator`` role (default: the model under evaluation) for a verdict, retrying unparsable
-    replies up to ``retries`` more times at temperature 0. All replies are kept in the sample metadata."""
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        model = get_model(role="adjudicator")
-        replies: list[str] = []
-        for _ in range(retries + 1):
-            state.output = await model.generate(state.input_text, config=GenerateConfig(temperature=0.0))
-            replies.append(state.output.completion)
-            if parse_verdict(state.output.completion) is not None:
-                break
-        state.metadata["adjudicator_replies"] = replies
-        return state
-
-    return solve
-
-
-@scorer(metrics=[mean()])
-def noop_verdict() -> Scorer:
-    """1.0 when the adjudicator judged the twin answer-preserving (kept), 0.0 for "changes" (dropped);
-    unscored (``invalid_response_format``) when no reply could be parsed (dropped as well)."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        verdict = parse_verdict(state.output.completion)
-        if verdict is None:
-            return Score.unscored(reason="invalid_response_format", explanation=state.output.completion)
-        return Score(value=1.0 if verdict == PRESERVES else 0.0, answer=verdict)
-
-    return score
-
-
-def _prompts(pool: list[TextRecord]) -> dict[str, str]:
+def noop_prompts(pool: list[TextRecord]) -> dict[str, str]:
     """twin text id -> its adjudication prompt, for every non-identity twin (the base gives text and gold)."""
     bases = {r.text_id: r for r in pool if r.role == "base"}
     return {
-        r.text_id: NOOP_PROMPT.format(base=bases[r.base_id].text, twin=r.text, answer=bases[r.base_id].answer)
+        r.text_id: render_noop_prompt(bases[r.base_id].text, r.text, bases[r.base_id].answer)
         for r in pool
         if r.role == "twin" and r.operator != IDENTITY
     }
-
-
-def audit_samples(pool: list[TextRecord]) -> list[Sample]:
-    """One sample per distinct adjudication prompt (id = the first twin's text id): twins with identical base,
-    twin text and gold (duplicate problems in a source) are adjudicated once."""
-    samples: dict[str, Sample] = {}
-    records = {r.text_id: r for r in pool}
-    for text_id, prompt in _prompts(pool).items():
-        if prompt not in samples:
-            r = records[text_id]
-            samples[prompt] = Sample(id=text_id, input=prompt, target=r.answer,
-                                     metadata={"text_id": text_id, "base_id": r.base_id, "operator": r.operator})
-    return list(samples.values())
-
-
-@task
-@strict_params
-def noop_audit(corpus: str | None = None, suite: str = "gsm", retries: int = 2) -> Task:
-    """§3.3 LLM No-Op adjudication of every twin of a glass corpus (identity twins excepted).
-
-    Args:
-        corpus: A ``glass-build`` output directory; default: the built-in corpus of ``suite``.
-        suite: ``gsm`` or ``math``, used when ``corpus`` is not given.
-        retries: Extra attempts when the adjudicator's reply has no parsable verdict.
-    """
-    from glass_inspect.build import default_corpus
-
-    root = Path(corpus) if corpus else default_corpus(suite)
-    info = read_corpus_info(root)
-    pool = read_pool(root)
-    return Task(
-        dataset=MemoryDataset(audit_samples(pool), name=f"noop_audit_{info['suite']}"),
-        solver=adjudicate(retries),
-        scorer=noop_verdict(),
-        metadata={"corpus": str(root), "pool_sha256": sha256_file(root / "pool.jsonl")},
-        version=1,
-    )
 
 
 def _verdicts(log_path: str | Path) -> tuple[dict[str, str], str | None]:
@@ -371,7 +263,7 @@ def apply_audit(log_path: str | Path, pool_dir: str | Path, out_dir: str | Path)
     drops: Counter[str] = Counter()
     kept: list[TextRecord] = []
     pool = read_pool(pool_dir)
-    prompts = _prompts(pool)
+    prompts = noop_prompts(pool)
     for r in pool:
         if r.text_id in prompts:
             v = verdicts.get(prompts[r.text_id], "not_adjudicated")

@@ -142,7 +142,7 @@ _APOSTROPHES = "'’"
 @lru_cache(maxsize=1)
 def name_table() -> dict[str, Any]:
     """The name lists of ``data/names.json`` (recognised names by gender, replacement pools, surnames)."""
-    raw = json.loads(resources.files("glass_inspect").joinpath("data/names.json").read_text(encoding="utf-8"))
+    raw = json.loads(resources.files("glass_inspect.corpus").joinpath("data/names.json").read_text(encoding="utf-8"))
     gender = {n: g for g in ("female", "male", "unisex") for n in raw[g]}
     gender.update(raw["ambiguous_gender"])
     return {

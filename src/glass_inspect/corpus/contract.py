@@ -5,7 +5,7 @@ Layout (schema version ``CORPUS_SCHEMA``)::
     DIR/corpus.json            {"schema": 1, "suite": "gsm"|"math", "seed": int, "doses": [1,3,5,7,9],
                                 "source": {"path": str, "sha256": str}, "counts": {...}, "audited": bool,
                                 "params": {...}}  (counts: per family and dose, unique twins per base, audit
-                                drops and flags by reason, skipped source rows; see glass_inspect.build)
+                                drops and flags by reason, skipped source rows; see glass_inspect.corpus.build)
     DIR/pool.jsonl             one TextRecord per line: every base problem and every twin (the pool)
     DIR/manifests/m{m}.jsonl   one PairRecord per line: the (base, twin) pairs of dose m (§3.2 multi-operator mix:
                                about m twins per base, shared across the families; resamples of one pool)
@@ -14,7 +14,7 @@ Identity twins (the placebo of §7 step 8) live in the pool with ``operator == "
 manifest that includes them (``glass-build`` puts one per base in each manifest, on top of the m mix twins);
 their text equals the base text on purpose.
 
-The upstream LabeledPair JSONL of §3.4 is read and written by ``read_labeled_pairs`` / ``write_labeled_pairs``
+The upstream LabeledPair JSONL of §3.4 is read and written by ``glass_inspect.corpus.labeled_pairs``
 (``glass-build export-pairs`` / ``import-pairs``).
 
 The sample metadata of the glass eval tasks is ``TextRecord.sample_metadata()``; Frail reads it back from logs.
@@ -22,26 +22,37 @@ The sample metadata of the glass eval tasks is ``TextRecord.sample_metadata()``;
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 import shutil
 import tempfile
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.errors import SuiteInputError
 from causal_suite.fields import NUMBER, check_range, check_type
 from causal_suite.files import write_text_atomic
 from causal_suite.jsonl import iter_jsonl, read_json
+from causal_suite.params import comma_list
 
 CORPUS_SCHEMA = 1
 METADATA_VERSION = 1
 IDENTITY = "identity"  # the placebo twin family (§7 step 8): the base text unchanged
 TWIN_FAMILIES = ("entity_rename", "sentence_reorder", "irrelevant_context")  # the perturbing families (§3.1)
 FAMILIES = (*TWIN_FAMILIES, IDENTITY)
+DEFAULT_DOSES = (1, 3, 5, 7, 9)  # the doses m of §3.2: twins per base in each manifest
+
+
+def parse_doses(doses: str | int | list[int] | tuple[int, ...]) -> tuple[int, ...]:
+    """``"1,3,5"``, ``5`` or ``[1, 3]`` -> sorted unique doses; a clear error for anything else."""
+    try:
+        parsed = sorted({int(d) for d in comma_list(doses)})
+    except ValueError:
+        raise SuiteInputError(f"doses {doses!r} is not a list of integers such as 1,3,5,7,9.") from None
+    if not parsed:
+        raise SuiteInputError("doses is empty: name at least one dose, such as 1,3,5,7,9.")
+    return tuple(parsed)
 
 
 @dataclass(frozen=True)
@@ -125,19 +136,27 @@ def _required(cls: type, name: str) -> bool:
     return f.default is MISSING and f.default_factory is MISSING
 
 
-def _json_line(row: dict[str, Any]) -> str:
+def json_line(row: dict[str, Any]) -> str:
     return json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 def write_jsonl(path: Path, records: list) -> None:
     """Write dataclass records atomically, one JSON object a line, keys sorted."""
     # shallow rows: asdict's deep copy is slow
-    write_text_atomic(path, (_json_line({f.name: getattr(r, f.name) for f in fields(r)}) for r in records))
+    write_text_atomic(path, (json_line({f.name: getattr(r, f.name) for f in fields(r)}) for r in records))
 
 
 def write_json(path: Path, obj: Any) -> None:
     """Write a JSON document atomically, keys sorted (byte-identical for identical content)."""
     write_text_atomic(path, [json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n"])
+
+
+def check_out_dir(out: str | Path, overwrite: bool) -> Path:
+    """``out`` as a Path, refused early (before any work) when it is a non-empty directory and not ``overwrite``."""
+    out = Path(out)
+    if out.exists() and any(out.iterdir()) and not overwrite:
+        raise SuiteInputError(f"output directory '{out}' is not empty: choose another or pass --force.")
+    return out
 
 
 def write_corpus_dir(
@@ -189,89 +208,3 @@ def read_corpus_info(corpus: str | Path) -> dict[str, Any]:
     for i, dose in enumerate(check_type(info.get("doses", []), "doses", str(path), list)):
         check_type(dose, f"doses[{i}]", str(path), int)
     return info
-
-
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with Path(path).open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-# ---------------------------------------------------------------------------- upstream LabeledPair JSONL (§3.4)
-
-UPSTREAM_FAMILY = {"irrelevant_context": "math_irrelevant_context"}
-_FROM_UPSTREAM = {v: k for k, v in UPSTREAM_FAMILY.items()}
-_LABELED_REQUIRED = ("base_id", "twin_id", "operator", "base_text", "twin_text")
-_LABELED_OPTIONAL = {"complexity_score": NUMBER, "answer": str, "category": str}  # type-checked when not null
-_DOSE_IN_NAME = re.compile(r"_m(\d+)_")
-
-
-def upstream_operator(operator: str, injection_size: int) -> str:
-    """Our family name -> the §3.4 ``operator`` tag (distractor twins carry their injection size as ``_m{k}``)."""
-    tag = UPSTREAM_FAMILY.get(operator, operator)
-    return f"{tag}_m{injection_size}" if operator == "irrelevant_context" else tag
-
-
-def parse_upstream_operator(tag: str) -> tuple[str, int | None]:
-    """A §3.4 ``operator`` tag -> (our family, the ``_m{k}`` suffix or None)."""
-    m = re.fullmatch(r"(.+?)_m(\d+)", tag)
-    name, k = (m.group(1), int(m.group(2))) if m else (tag, None)
-    return _FROM_UPSTREAM.get(name, name), k
-
-
-def labeled_pairs(corpus: str | Path, dose: int) -> list[dict[str, Any]]:
-    """The pairs of one dose manifest as §3.4 LabeledPair rows (no solver yet: deltas empty / null).
-
-    Extra keys ``dose``, ``injection_size`` and ``answer`` make the rows round-trip into a corpus.
-    """
-    texts = {r.text_id: r for r in read_pool(corpus)}
-    rows = []
-    for p in read_manifest(corpus, dose):
-        base, twin = texts[p.base_id], texts[p.twin_id]
-        c = base.complexity_score
-        rows.append({
-            "base_id": p.base_id, "twin_id": p.twin_id, "operator": upstream_operator(p.operator, p.injection_size),
-            "category": base.category, "complexity": "low" if c < 1 / 3 else "medium" if c < 2 / 3 else "high",
-            "complexity_score": c, "base_text": base.text, "twin_text": twin.text, "delta_per_model": {},
-            "delta_mean": None, "d_obs": None, "d_wc": None, "y_base_mean": None,
-            "dose": dose, "injection_size": p.injection_size, "answer": base.answer,
-        })
-    return rows
-
-
-def write_labeled_pairs(corpus: str | Path, dose: int, path: str | Path) -> int:
-    """Write ``labeled_pairs(corpus, dose)`` as JSONL (atomically); returns the row count."""
-    rows = labeled_pairs(corpus, dose)
-    write_text_atomic(Path(path), map(_json_line, rows))
-    return len(rows)
-
-
-def read_labeled_pairs(path: str | Path, dose: int | None = None) -> list[dict[str, Any]]:
-    """Read a §3.4 LabeledPair JSONL; each row gets ``family``, ``injection_size`` and ``dose`` resolved.
-
-    The dose is the row's ``dose`` key, else ``dose``, else the ``_m{k}_`` of the file name (as upstream's
-    loader stamps it). A distractor twin's injection size is its ``injection_size`` key, else its tag suffix.
-    """
-    path = require_file(path, "LabeledPair file")
-    name_dose = _DOSE_IN_NAME.search(path.name)
-    rows = []
-    for lineno, row in iter_jsonl(path):
-        where = f"{path}, line {lineno}"
-        missing = [k for k in _LABELED_REQUIRED if not isinstance(row.get(k), str)]
-        if missing:
-            raise SuiteInputError(f"{where}: LabeledPair lacks text field(s) {', '.join(missing)}.")
-        for key, kind in _LABELED_OPTIONAL.items():
-            check_type(row.get(key), key, where, (kind, type(None)))
-        if row.get("complexity_score") is not None:
-            check_range(row["complexity_score"], "complexity_score", where, 0, 1)
-        family, k = parse_upstream_operator(row["operator"])
-        row_dose = row.get("dose", dose if dose is not None else int(name_dose.group(1)) if name_dose else None)
-        if row_dose is None:
-            raise SuiteInputError(f"{where}: no dose (no 'dose' field, no _m<k>_ in the file name).")
-        size = row.get("injection_size", k if family == "irrelevant_context" and k is not None else 0)
-        check_range(check_type(size, "injection_size", where, int), "injection_size", where, 0)
-        check_range(check_type(row_dose, "dose", where, int), "dose", where, 1)
-        rows.append({**row, "family": family, "injection_size": size, "dose": row_dose})
-    return rows

@@ -1,0 +1,254 @@
+"""Building a GlassGSM / GlassMATH corpus (§3.1-3.3, §7 steps 1-3) with no model call (``glass-build``).
+
+Pipeline: source rows (GSM8K ``question``/``answer`` with ``#### n``; MATH ``problem``/``solution`` (gold = last
+``\\boxed{}``)/``level``/``type``) -> base problems with a declared complexity -> candidate twins per family
+(``--surface-twins K`` distinct renamings and reorderings; for each injection size needed, up to
+``--max-distractors M`` distractor twins, each checked by the structural audit) -> one manifest per dose ``m``:
+
+* §3.2 multi-operator mix: per base, ``m`` twins shared as evenly as possible across the families present for it
+  (entity_rename, sentence_reorder, irrelevant_context); the ``m mod F`` extra twins go to families drawn at random
+  (seeded per base and dose); a family short of twins passes its shortfall on to families that have spare ones;
+* a distractor twin's injection size is the available size (one of the doses) closest to that family's share of
+  ``m`` (ties -> the smaller size), as upstream's resampler picks the sibling file closest to that share;
+* MATH distractors come only from problems whose setup shares no maths symbol (``$x$``, ``$f$``) with the
+  target, so an injected sentence never redefines one of its variables;
+* every manifest also holds one identity twin per base (the placebo of §7 step 8), on top of the ``m``;
+* the doses are resamples of one pool (seeded per base and dose), so a twin can appear at several doses.
+
+The pool holds every base, its identity twin and every twin used by some manifest. Outputs are written to a
+temporary directory and renamed into place, so a failed build never leaves a half-built DIR; identical inputs
+and seed give byte-identical files.
+
+The command line is ``glass_inspect.corpus.cli``; reading the sources is ``sources.py``, the built-in corpus
+``builtin.py``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from causal_suite.errors import SuiteInputError
+from glass_inspect.corpus.audit import maths_symbols, structural_audit
+from glass_inspect.corpus.contract import (
+    CORPUS_SCHEMA,
+    DEFAULT_DOSES,
+    IDENTITY,
+    TWIN_FAMILIES,
+    PairRecord,
+    TextRecord,
+    check_out_dir,
+    write_corpus_dir,
+)
+from glass_inspect.corpus.operators import (
+    Twin,
+    derive_seed,
+    entity_rename,
+    identity,
+    irrelevant_context,
+    segment,
+    sentence_reorder,
+)
+from glass_inspect.corpus.sources import Problem, load_source, source_sha
+
+_SHORT = {"entity_rename": "rename", "sentence_reorder": "reorder"}
+
+
+# ------------------------------------------------------------------------------------------------ twins
+
+
+class _Candidates:
+    """The candidate twins of one base: surface families eagerly, distractors per injection size lazily."""
+
+    def __init__(self, p: Problem, donors: Sequence[tuple[str, Sequence[str]]], seed: int, k: int, m: int,
+                 tex: bool, stats: dict[str, Counter]):
+        self.p, self.donors, self.seed, self.tries, self.tex, self.stats = p, donors, seed, m, tex, stats
+        self.by_family: dict[str, list[tuple[str, Twin]]] = {
+            "entity_rename": self._distinct("entity_rename", k, lambda s: entity_rename(p.text, s, tex=tex)),
+            "sentence_reorder": self._distinct("sentence_reorder", k, lambda s: sentence_reorder(p.text, s, tex=tex)),
+        }
+        self.by_size: dict[int, list[tuple[str, Twin, tuple[str, ...]]]] = {}
+
+    def _distinct(self, family: str, k: int, make) -> list[tuple[str, Twin]]:
+        out, seen = [], {self.p.text}
+        for attempt in range(3 * k):
+            if len(out) == k:
+                break
+            twin = make(derive_seed(self.seed, self.p.base_id, family, attempt))
+            if twin is None:
+                break
+            if twin.text not in seen:
+                seen.add(twin.text)
+                out.append((f"{self.p.base_id}-{_SHORT[family]}{len(out)}", twin))
+        self.stats["candidates"][family] += len(out)
+        if not out:
+            self.stats["no_twin"][family] += 1
+        return out
+
+    def context(self, size: int) -> list[tuple[str, Twin, tuple[str, ...]]]:
+        """Distractor twins of one injection size that pass the structural audit: (id, twin, flags)."""
+        if size not in self.by_size:
+            out, seen = [], {self.p.text}
+            for j in range(self.tries):
+                seed = derive_seed(self.seed, self.p.base_id, "irrelevant_context", size, j)
+                twin = irrelevant_context(self.p.text, size, self.donors, seed, exclude=self.p.base_id, tex=self.tex)
+                if twin is None:
+                    break
+                if twin.text in seen:
+                    continue
+                seen.add(twin.text)
+                self.stats["candidates"]["irrelevant_context"] += 1
+                verdict = structural_audit(self.p.text, twin.changes["inserted"], self.p.answer,
+                                           tex=self.tex)
+                self.stats["audit_dropped"].update(verdict.drops)
+                self.stats["audit_flagged"].update(verdict.flags)
+                if verdict.drops:
+                    self.stats["audit_dropped"]["twins"] += 1
+                    continue
+                out.append((f"{self.p.base_id}-context{size}-{j}", twin, verdict.flags))
+            self.by_size[size] = out
+        return self.by_size[size]
+
+
+def _shares(m: int, families: list[str], rng: random.Random) -> dict[str, int]:
+    q, r = divmod(m, len(families))
+    extra = set(rng.sample(families, r))
+    return {f: q + (f in extra) for f in families}
+
+
+def _mix(c: _Candidates, m: int, sizes: Sequence[int], rng: random.Random) -> list[tuple[str, str, int]]:
+    """The (family, twin id, injection size) picks of one base at dose ``m`` (module docstring rules)."""
+    families = [f for f in TWIN_FAMILIES[:2] if c.by_family[f]] + ["irrelevant_context"]
+    while True:
+        shares = _shares(m, families, rng)
+        pools: dict[str, list[tuple[str, int]]] = {
+            f: [(i, 0) for i, _ in c.by_family[f]] for f in families if f != "irrelevant_context"
+        }
+        if "irrelevant_context" in families:
+            k = shares["irrelevant_context"]
+            ranked = sorted(sizes, key=lambda s: (abs(s - k), s)) if k else []
+            size = next((s for s in ranked if c.context(s)), None)
+            if size is None and k:
+                families.remove("irrelevant_context")
+                if not families:
+                    return []
+                continue
+            pools["irrelevant_context"] = [(i, size) for i, _, _ in c.context(size)] if size else []
+        break
+    picks: list[tuple[str, str, int]] = []
+    spare: dict[str, list[tuple[str, int]]] = {}
+    for f in families:
+        order = list(pools[f])
+        rng.shuffle(order)
+        picks += [(f, i, s) for i, s in order[: shares[f]]]
+        spare[f] = order[shares[f] :]
+    short = m - len(picks)
+    while short > 0 and any(spare.values()):
+        for f in families:
+            if short and spare[f]:
+                i, s = spare[f].pop(0)
+                picks.append((f, i, s))
+                short -= 1
+    return picks
+
+
+def _record(p: Problem, suite: str, text_id: str, twin: Twin | None, flags: Sequence[str] = ()) -> TextRecord:
+    common = dict(base_id=p.base_id, answer=p.answer, complexity_score=p.complexity, category=p.category,
+                  suite=suite, level=p.level)
+    if twin is None:
+        return TextRecord(text_id=text_id, role="base", operator="base", injection_size=0, seed=0, text=p.text,
+                          **common)
+    return TextRecord(text_id=text_id, role="twin", operator=twin.operator, injection_size=twin.injection_size,
+                      seed=twin.seed, text=twin.text, changes=twin.changes, audit_flags=list(flags), **common)
+
+
+def build_corpus(
+    suite: str, source: str | Path, out: str | Path, *, limit: int | None = None, seed: int = 0,
+    doses: Sequence[int] = DEFAULT_DOSES, surface_twins: int = 10, max_distractors: int = 20,
+    split: str = "test", hub_config: str | None = None, skip_bad_rows: bool = False, overwrite: bool = False,
+    source_label: str | None = None,
+) -> Path:
+    """Build a corpus directory (pool.jsonl, manifests/m{m}.jsonl, corpus.json; layout in glass_inspect.corpus).
+
+    Args:
+        suite: ``gsm`` or ``math``.
+        source: JSONL / JSON / parquet file, a dataset saved with ``save_to_disk``, or a datasets hub id.
+        out: Output directory; must not exist unless ``overwrite``.
+        limit: Use only the first ``limit`` source records.
+        seed: Master seed of every operator and resampling draw.
+        doses: The doses m (twins per base of each manifest); also the available injection sizes.
+        surface_twins: Distinct candidates per base for entity_rename and sentence_reorder.
+        max_distractors: Distractor candidates tried per base and injection size (before the audit).
+        split: Split of a saved ``DatasetDict`` or hub dataset.
+        hub_config: Config name of a hub dataset (``main`` for GSM8K).
+        skip_bad_rows: Skip malformed records (counted in corpus.json) instead of stopping.
+        overwrite: Replace an existing ``out``.
+        source_label: What corpus.json names as the source (default: ``source`` as given).
+    """
+    doses = tuple(sorted({int(d) for d in doses}))
+    if not doses or doses[0] < 1:
+        raise SuiteInputError(f"doses must be positive integers, got {doses!r}.")
+    out = check_out_dir(out, overwrite)
+    problems, skipped = load_source(suite, str(source), split=split, hub_config=hub_config, limit=limit,
+                                    skip_bad_rows=skip_bad_rows)
+    tex = suite == "math"
+    donors = [(p.base_id, segment(p.text, tex).setup) for p in problems]
+    donors = [(i, s) for i, s in donors if s]
+    symbols = [frozenset(maths_symbols(" ".join(s))) for _, s in donors] if tex else []
+    stats: dict[str, Counter] = defaultdict(Counter)
+    pool: list[TextRecord] = []
+    manifests: dict[int, list[PairRecord]] = {m: [] for m in doses}
+    sizes_used: dict[int, Counter] = {m: Counter() for m in doses}
+    for p in problems:
+        own = maths_symbols(p.text) if tex else set()
+        usable = [d for d, sym in zip(donors, symbols) if not own & sym] if own else donors
+        cands = _Candidates(p, usable, seed, surface_twins, max_distractors, tex, stats)
+        twins = {i: (t, ()) for f in TWIN_FAMILIES[:2] for i, t in cands.by_family[f]}
+        used: set[str] = set()
+        for m in doses:
+            rng = random.Random(derive_seed(seed, p.base_id, "mix", m))
+            for family, twin_id, size in _mix(cands, m, doses, rng):
+                manifests[m].append(PairRecord(p.base_id, twin_id, family, size, m))
+                used.add(twin_id)
+                if size:
+                    sizes_used[m][str(size)] += 1
+            manifests[m].append(PairRecord(p.base_id, f"{p.base_id}-identity", IDENTITY, 0, m))
+        for found in cands.by_size.values():
+            twins.update({i: (t, flags) for i, t, flags in found})
+        if not any(cands.by_size.values()):
+            stats["no_twin"]["irrelevant_context"] += 1
+        pool.append(_record(p, suite, p.base_id, None))
+        pool.append(_record(p, suite, f"{p.base_id}-identity", identity(p.text)))
+        pool += [_record(p, suite, i, *twins[i]) for i in twins if i in used]  # candidate order: deterministic
+    counts = _counts(problems, skipped, pool, manifests, sizes_used, stats)
+    info = {
+        "schema": CORPUS_SCHEMA, "suite": suite, "seed": seed, "doses": list(doses), "audited": False,
+        "source": {"path": source_label or str(source), "sha256": source_sha(str(source)), "split": split},
+        "params": {"limit": limit, "surface_twins": surface_twins, "max_distractors": max_distractors,
+                   "skip_bad_rows": skip_bad_rows},
+        "counts": counts, "skipped_rows": skipped,
+    }
+    return write_corpus_dir(out, pool, manifests, info, overwrite)
+
+
+def _counts(problems, skipped, pool, manifests, sizes_used, stats) -> dict[str, Any]:
+    twins = [r for r in pool if r.role == "twin"]
+    per_base = Counter(r.base_id for r in twins if r.operator != IDENTITY)
+    pairs = {f"m{m}": dict(sorted(Counter(p.operator for p in rows).items()), total=len(rows))
+             for m, rows in manifests.items()}
+    flagged = Counter(f for r in twins for f in r.audit_flags)
+    return {
+        "bases": len(problems), "skipped_rows": len(skipped),
+        "candidates": dict(sorted(stats["candidates"].items())),
+        "bases_without_candidates": {f: stats["no_twin"][f] for f in TWIN_FAMILIES},
+        "structural_audit": {"dropped": dict(sorted(stats["audit_dropped"].items())),
+                             "flagged_candidates": dict(sorted(stats["audit_flagged"].items())),
+                             "flagged_in_pool": dict(sorted(flagged.items()))},
+        "pool_twins": dict(sorted(Counter(r.operator for r in twins).items())),
+        "unique_twins_per_base": round(sum(per_base.values()) / len(problems), 3),
+        "pairs": pairs,
+        "injection_sizes": {f"m{m}": dict(sorted(c.items(), key=lambda kv: int(kv[0]))) for m, c in sizes_used.items()},
+    }
