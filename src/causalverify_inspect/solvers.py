@@ -102,8 +102,9 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
             try:
                 result = await sb.exec(run_argv(timeout), timeout=timeout + BACKSTOP_SECONDS, timeout_retry=False)
                 code, stdout, stderr = result.returncode, result.stdout, result.stderr
-            except TimeoutError:
-                code, stdout, stderr = None, "", f"{NOTE_PREFIX} no answer from the sandbox within {timeout} s]"
+            except TimeoutError as exc:  # docker raises at the limit, keeping what was printed (stdout + stderr)
+                code, stdout = None, getattr(exc, "truncated_output", None) or ""
+                stderr = f"{NOTE_PREFIX} timed out after {timeout} s; stdout holds everything printed before]"
             except OutputLimitExceededError as exc:
                 code, stdout, stderr = -1, exc.truncated_output or "", f"{NOTE_PREFIX} {exc}]"
             seconds = time.monotonic() - started

@@ -285,3 +285,29 @@ async def test_sandbox_notes_are_not_read_as_output():
     stdout = "xxxx\n[sandbox: stdout truncated, 99000000 of 100000000 bytes dropped]\n"
     result = await score(make_state({"stdout": stdout}))
     assert result.value["fail_no_estimate"] == 1
+
+
+async def test_a_sandbox_timeout_keeps_what_was_printed_before_it(monkeypatch):
+    """Docker's sandbox raises TimeoutError at the limit with the partial output attached; the run keeps it."""
+    from inspect_ai.util import ExecResult
+
+    from causalverify_inspect import solvers
+
+    class TimingOut:
+        async def write_file(self, file, contents):
+            pass
+
+        async def exec(self, cmd, **kwargs):
+            if cmd[:2] == ["Rscript", "--vanilla"]:  # the package check before the run
+                return ExecResult(success=True, returncode=0, stdout="", stderr="")
+            error = TimeoutError("Command timed out after 5 seconds")
+            error.truncated_output = "Estimate: 0.42\n"
+            raise error
+
+    monkeypatch.setattr(solvers, "sandbox", lambda: TimingOut())
+    state = make_state(None, completion="## 2. R code\n```r\ncat('Estimate: 0.42\\n'); while (TRUE) {}\n```")
+    state = await solvers.run_r_block(timeout=5)(state, None)
+    run = state.store.get(RUN_KEY)
+    assert run["timed_out"] and run["exit_code"] is None and "Estimate: 0.42" in run["stdout"]
+    result = await score(state)
+    assert result.value["L2b"] == 0 and result.explanation == "timed out"
