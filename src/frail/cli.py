@@ -10,13 +10,11 @@ import json
 import sys
 from pathlib import Path
 
-from causal_suite.errors import SuiteInputError
+from causal_suite.errors import SuiteInputError, reports_input_errors
+from causal_suite.params import comma_list
 
+from .options import add_encoder_arguments, featurizer_options
 from .pairs import read_pair_files, read_pairs, require_one_solver, write_pairs
-
-
-def _split_list(values: list[str]) -> list[str]:
-    return [v for item in values for v in item.split(",") if v]
 
 
 def cmd_pairs(args: argparse.Namespace) -> int:
@@ -63,28 +61,6 @@ def _require_torch() -> None:
     require_extra("torch", "frail", "Frail-π")
 
 
-ENCODER_OPTIONS = ("encoder", "max_len", "device")
-
-
-def add_encoder_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
-    """--encoder / --max-len / --device in a group of their own; the group is returned for more flags."""
-    enc = parser.add_argument_group("encoder featurizers (hf_frozen, hf_finetune, hf_lora)")
-    enc.add_argument("--encoder", help="local Hugging Face encoder folder or hub id (default: the bundled MiniLM)")
-    enc.add_argument("--max-len", type=int, help="tokens per text (default 128)")
-    enc.add_argument("--device", help="torch device (default: cuda when present, else cpu)")
-    return enc
-
-
-def featurizer_options(args: argparse.Namespace) -> dict:
-    """--encoder / --max-len / --device, which only the hf_* featurizers take."""
-    options = {k: getattr(args, k) for k in ENCODER_OPTIONS if getattr(args, k) is not None}
-    if options and not args.featurizer.startswith("hf_"):
-        flags = ", ".join("--" + k.replace("_", "-") for k in options)
-        raise SuiteInputError(f"{flags} apply to the encoder featurizers (hf_frozen, hf_finetune, hf_lora), "
-                              f"not to {args.featurizer!r}.")
-    return options
-
-
 def cmd_report(args: argparse.Namespace) -> int:
     _require_torch()
     from .models.pi import PiConfig
@@ -99,13 +75,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         encoder_lr=args.encoder_lr, head_lr=args.head_lr, jobs_per_batch=args.jobs_per_batch,
         microbatch=args.encoder_microbatch, max_epochs=args.encoder_max_epochs, patience=args.encoder_patience,
     )
-    seeds = [int(s) for s in _split_list([args.seeds])]
+    seeds = [int(s) for s in comma_list(args.seeds)]
     probes = None
     if args.probe_file:
         from .probes import read_probes
 
         probes = read_probes(args.probe_file)
-    summary = run_report(_split_list(args.pairs), args.featurizer, seeds, args.out, config, args.save_models,
+    summary = run_report(comma_list(args.pairs), args.featurizer, seeds, args.out, config, args.save_models,
                          not args.quiet, featurizer_options(args), encoder_config, args.dump_predictions,
                          args.protocol, probes)
     if summary["status"] != "ok":
@@ -125,7 +101,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from .report import load_dataset, probe_inputs
     from .splits import make_split, refuse_overlap
 
-    data = load_dataset(_split_list(args.pairs))
+    data = load_dataset(comma_list(args.pairs))
     split = make_split(data.jobs.index, data.fingerprint, args.seed)
     test = [b for b in split.ids("test") if data.jobs.loc[b, "solvable"]]
     refuse_overlap(args.model, test)
@@ -172,7 +148,7 @@ def cmd_transfer(args: argparse.Namespace) -> int:
             raise SuiteInputError(f"--solver {spec!r} is not NAME=FILE[,FILE...]: name each solver's pair files.")
         if name in datasets:
             raise SuiteInputError(f"--solver {name!r} is given twice: give each solver's files once.")
-        datasets[name] = load_dataset(_split_list([files]))
+        datasets[name] = load_dataset(comma_list(files))
     config = PiConfig(hidden=args.hidden, max_epochs=args.max_epochs, patience=args.patience)
     results = solver_transfer(datasets, args.featurizer, args.seed, config)
     text = json.dumps({"featurizer": args.featurizer, "seed": args.seed, "transfer": results}, indent=1)
@@ -266,16 +242,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@reports_input_errors("frail")
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    try:
-        if argv[:1] == ["tau"]:  # its own parser (frail.tau_eval), shared with `python -m frail.tau_eval`
-            return cmd_tau(argv[1:])
-        args = build_parser().parse_args(argv)
-        return args.func(args)
-    except SuiteInputError as exc:
-        print(f"frail: error: {exc}", file=sys.stderr)
-        return 2
+    if argv[:1] == ["tau"]:  # its own parser (frail.tau_eval), shared with `python -m frail.tau_eval`
+        return cmd_tau(argv[1:])
+    args = build_parser().parse_args(argv)
+    return args.func(args)
 
 
 if __name__ == "__main__":

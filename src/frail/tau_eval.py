@@ -23,10 +23,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from causal_suite.errors import SuiteInputError, reports_input_errors
+from causal_suite.files import write_text_atomic
+from causal_suite.params import comma_list
+
 from .baselines import run_baselines
 from .estimands import cross_fitted_residual, job_targets, observations_frame, spearman
-from causal_suite.errors import SuiteInputError
-from causal_suite.files import write_text_atomic
 from .featurizers import available_featurizers, make_featurizer
 from .models.tau import ENCODERS, FrailTau, TauConfig, TauData
 from .pairs import PairObservation
@@ -214,7 +216,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") 
     pair files (the U-CCD control: the target is the measured D_avg)."""
     import torch
 
-    from .cli import add_encoder_arguments, featurizer_options
+    from .options import add_encoder_arguments, featurizer_options
     from .pairs import read_pair_files
     from .synth import generate_continuous
 
@@ -239,7 +241,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") 
     else:
         rows, truth = generate_continuous(args.n_jobs, args.data_seed)
     config = TauConfig(encoder=args.encoder_kind, lambda_inv=args.lambda_inv)
-    result = tau_check(rows, [int(s) for s in args.seeds.split(",")], args.featurizer, config, truth, options)
+    result = tau_check(rows, [int(s) for s in comma_list(args.seeds)], args.featurizer, config, truth, options)
     result["data"] = {"pairs": args.pairs} if args.pairs else {"synth": "continuous", "n_jobs": args.n_jobs,
                                                               "data_seed": args.data_seed}
     _print(result)
@@ -249,4 +251,4 @@ def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") 
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(reports_input_errors("python -m frail.tau_eval")(main)())
