@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.fragility import FRAGILE_THRESHOLD, is_fragile
 
 from .estimands import crd_residuals, spearman
 from .evaluation import Dataset, dose_counts
@@ -27,7 +28,6 @@ from .featurizers import make_featurizer
 from .models.pi import FrailPi, PiConfig, pi_from_p
 from .splits import dataset_fingerprint, make_split
 
-FRAGILE_THRESHOLD = 0.05
 BUDGETS = (0.05, 0.10, 0.20, 0.50)
 
 
@@ -39,7 +39,7 @@ def recall_at_k(scores: np.ndarray, true_pi: np.ndarray, budgets: tuple[float, .
         raise SuiteInputError(f"curation needs one score per job: got {len(scores)} scores for {len(true_pi)} jobs.")
     if not np.isfinite(scores).all():
         raise SuiteInputError("curation scores contain NaN or infinite values: drop or impute those jobs first.")
-    fragile = true_pi > threshold
+    fragile = is_fragile(true_pi, threshold)
     n_fragile = int(fragile.sum())
     if n_fragile == 0:
         raise SuiteInputError(f"no job has π > {threshold}: Recall@k is undefined on this holdout.")
@@ -60,7 +60,7 @@ def curation_table(predictions: dict[str, np.ndarray], true_pi: np.ndarray, **op
     """Recall@k for each named predictor on the same holdout, with the random and oracle references once."""
     table = {name: recall_at_k(scores, true_pi, **options) for name, scores in predictions.items()}
     first = next(iter(table.values()))
-    return {"n_jobs": len(true_pi), "n_fragile": int((np.asarray(true_pi) > options.get("threshold", FRAGILE_THRESHOLD)).sum()),
+    return {"n_jobs": len(true_pi), "n_fragile": int(is_fragile(np.asarray(true_pi), options.get("threshold", FRAGILE_THRESHOLD)).sum()),
             "random": {k: v["random"] for k, v in first.items()},
             "oracle": {k: v["oracle"] for k, v in first.items()},
             "model": {name: {k: v["model"] for k, v in rows.items()} for name, rows in table.items()}}

@@ -1,10 +1,11 @@
 """The estimands of §1: break event, CCD π on the solvable stratum, U-CCD, worst case, dose response, CRD.
 
-Definitions (conditional_causal_difficulty_docs §1):
+Definitions (*Fragility Is Not Reducible to Hardness: Conditional Causal Difficulty for LLMs*, arXiv:2611.02065, §1):
 
 * break event B(J, T) = 1{Y(J) = 1 and Y(T(J)) = 0};
 * CCD π(J) = E_T[B(J, T) | Y(J) = 1]: the fraction of J's twins that break it, defined only when Y(J) = 1
   (the Y(J) = 0 stratum is censored, not robust);
+  B, π and the fragility threshold are those of ``causal_suite.fragility``, shared with the glass metrics;
 * U-CCD D_avg(J) = E_T[Y(J) - Y(T(J))] over all jobs (the control target) and the worst case max_T Delta(J, T);
 * dose response logit Pr[B = 1 | m] = a_J + b_J (m - m̄), m̄ the mean of the design's distinct doses;
 * CRD D⊥(J) = Q(J) - m̂(C(J)) with m̂ the out-of-fold regression of Q on the declared complexity C (cross-fitted on
@@ -16,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from causal_suite import fragility
 from causal_suite.errors import SuiteInputError
 from glass_inspect.corpus import IDENTITY  # the placebo twin family, excluded from every estimand
 
@@ -25,8 +27,8 @@ EMPIRICAL_LOGIT_PRIOR = 0.5  # Haldane-Anscombe correction: logit((k + 0.5) / (n
 
 
 def break_event(y_base: np.ndarray, y_twin: np.ndarray) -> np.ndarray:
-    """B = 1{Y(J) = 1 and Y(T(J)) = 0}, elementwise."""
-    return ((np.asarray(y_base) == 1.0) & (np.asarray(y_twin) == 0.0)).astype(float)
+    """B = 1{Y(J) = 1 and Y(T(J)) = 0} (``causal_suite.fragility.break_event``), elementwise, as 0.0 / 1.0."""
+    return np.asarray(fragility.break_event(np.asarray(y_base), np.asarray(y_twin))).astype(float)
 
 
 def observations_frame(rows: list[PairObservation], include_identity: bool = False) -> pd.DataFrame:
@@ -93,8 +95,8 @@ def job_targets(obs: pd.DataFrame, m_bar: float | None = None) -> pd.DataFrame:
         d_avg=("delta", "mean"),
         d_wc=("delta", "max"),
     )
-    jobs["solvable"] = jobs["y_base"] == 1.0
-    jobs["pi"] = np.where(jobs["solvable"], jobs["n_breaks"] / jobs["n_twins"], np.nan)
+    jobs["solvable"] = fragility.solved(jobs["y_base"])
+    jobs["pi"] = fragility.pi_from_counts(jobs["n_breaks"], jobs["n_twins"], jobs["y_base"])
     per_dose = obs.groupby(["base_id", "dose"])["B"].agg(["sum", "size"])
     a_vals, b_vals = [], []
     for base_id, solvable in jobs["solvable"].items():

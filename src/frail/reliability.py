@@ -21,6 +21,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.fragility import break_rate, solved
 
 from .estimands import IDENTITY, observations_frame, spearman
 from .pairs import PairObservation
@@ -81,7 +82,7 @@ def reliability_ceiling(k: np.ndarray, n: np.ndarray, n_repeats: int = 30, n_fol
 
 def ceiling_from_observations(obs: pd.DataFrame, **options: Any) -> dict[str, Any]:
     """The ceiling for π on the solvable stratum of an ``observations_frame``."""
-    solvable = obs[obs["y_base"] == 1.0]
+    solvable = obs[solved(obs["y_base"])]
     per_job = solvable.groupby("base_id")["B"].agg(["sum", "size"])
     return reliability_ceiling(per_job["sum"].to_numpy(), per_job["size"].to_numpy(), **options)
 
@@ -96,7 +97,7 @@ def identity_twin_floor(rows: list[PairObservation]) -> dict[str, Any]:
     from statsmodels.stats.proportion import proportion_confint
 
     frame = observations_frame(rows, include_identity=True)
-    ident = frame[(frame["family"] == IDENTITY) & (frame["y_base"] == 1.0)]
+    ident = frame[(frame["family"] == IDENTITY) & solved(frame["y_base"])]
     if ident.empty:
         raise SuiteInputError(
             "the pairs hold no identity twins of solved bases: build the corpus with identity (unperturbed) twins "
@@ -104,7 +105,7 @@ def identity_twin_floor(rows: list[PairObservation]) -> dict[str, Any]:
         )
     breaks, total = int(ident["B"].sum()), len(ident)
     low, high = proportion_confint(breaks, total, alpha=0.05, method="wilson")
-    return {"floor": breaks / total, "breaks": breaks, "identity_twins": total,
+    return {"floor": break_rate(ident["y_base"], ident["y_twin"]), "breaks": breaks, "identity_twins": total,
             "bases": int(ident["base_id"].nunique()), "ci95": [float(low), float(high)]}
 
 

@@ -30,11 +30,12 @@ import numpy as np
 import pandas as pd
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.files import write_text_atomic
+from causal_suite.fragility import FRAGILE_THRESHOLD
 
 from .curation import curation_block
 from .estimands import design_dose_centre, dose_composition, job_targets, observations_frame
 from .evaluation import TARGETS, Dataset, SeedResult, run_seed
-from causal_suite.files import write_text_atomic
 from .models.pi import PiConfig
 from .pairs import read_pair_files
 from .probes import ProbeSet
@@ -205,7 +206,7 @@ def _reliability_markdown(block: dict[str, Any]) -> list[str]:
 
 
 def _curation_markdown(block: dict[str, Any]) -> list[str]:
-    lines = ["", "## Curation: Recall@k of fragile jobs (π > 0.05), test fold, mean ± sd over seeds", ""]
+    lines = ["", f"## Curation: Recall@k of fragile jobs (π > {FRAGILE_THRESHOLD:g}), test fold, mean ± sd over seeds", ""]
     if "error" in block:
         return lines + [f"No curation table: {block['error']}"]
     budgets = list(next(iter(block["recall"].values())))
