@@ -17,6 +17,9 @@ from typing import Any
 
 from causal_suite.report import add_arguments as add_report_arguments
 from causal_suite.report import build_report
+from causal_suite.rescore import add_arguments as add_rescore_arguments
+from causal_suite.rescore import inspect_command
+from causal_suite.rescore import rescore as rescore_log
 
 DEFAULT_MODEL = "offline/gemma-3-270m"
 
@@ -39,8 +42,9 @@ class DemoRun:
 JUDGE_MAX_TOKENS = 8
 
 PLAN: tuple[DemoRun, ...] = (
-    DemoRun("cobe_inspect/cobe", roles=("grader",), limit=3, max_tokens=128,
-            headline=("accuracy", "E0_failure", "E1_failure", "E2_failure")),
+    # the demo's one model also judges: CoBe refuses that unless told (self_judge), and marks the log self-judged
+    DemoRun("cobe_inspect/cobe", {"self_judge": True}, roles=("grader",), limit=3, max_tokens=128,
+            headline=("accuracy", "E0_failure", "E1_failure", "E2_failure", "self_judged")),
     DemoRun("glass_inspect/glassgsm", limit=8, epochs=2, max_tokens=128,
             headline=("base_accuracy", "break_rate", "identity_floor")),
     DemoRun("glass_inspect/glassmath", limit=8, epochs=2, max_tokens=128,
@@ -151,7 +155,14 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("tasks", help="list the inspect tasks the suite registers, with their parameters")
     report = sub.add_parser("report", help="tables and figures (PNG + CSV + report.md) from eval logs")
     add_report_arguments(report)
+    rescore = sub.add_parser("score", help="re-score a log with its own scorers and their recorded arguments")
+    add_rescore_arguments(rescore)
     args = parser.parse_args(argv)
+    if args.command == "score":
+        scored = rescore_log(args.log, args.append, args.out)
+        print(f"score: {args.out or args.log} re-scored ({len(scored.samples or [])} samples); the inspect "
+              f"equivalent: {inspect_command(scored, args.log)}")
+        return 0
     if args.command == "tasks":
         return list_tasks()
     if args.command == "report":

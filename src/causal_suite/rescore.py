@@ -1,0 +1,60 @@
+"""``causal-suite score LOG``: re-score a log with the scorers it was scored with, no extra arguments.
+
+``inspect score LOG`` records and looks up a scorer by its unqualified name (``glass_match``), which inspect cannot
+find for a scorer registered by a package (``glass_inspect/glass_match``) unless told ``--scorer`` and every ``-S``
+argument. The log holds both the task's package and each scorer's arguments, so this command resolves them itself
+and calls inspect's own ``score``. The equivalent inspect command is printed for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from pathlib import Path
+
+from inspect_ai import score
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
+
+from causal_suite.errors import SuiteInputError
+
+
+def log_scorers(log: EvalLog) -> list:
+    """The scorers recorded in ``log``, created from the task's package with their recorded arguments."""
+    package = log.eval.task.split("/")[0]
+    try:
+        registry = importlib.import_module(f"{package}._registry")
+    except ModuleNotFoundError:
+        raise SuiteInputError(f"score: the log's task '{log.eval.task}' is not one of the suite's.") from None
+    scorers = []
+    for recorded in log.eval.scorers or []:
+        factory = getattr(registry, recorded.name.split("/")[-1], None)
+        if factory is None:
+            raise SuiteInputError(f"score: {package} registers no scorer named '{recorded.name}'.")
+        scorers.append(factory(**(recorded.options or {})))
+    if not scorers:
+        raise SuiteInputError("score: the log records no scorer.")
+    return scorers
+
+
+def inspect_command(log: EvalLog, path: Path) -> str:
+    """The ``inspect score`` command line that does the same."""
+    package = log.eval.task.split("/")[0]
+    parts = [f"inspect score {path}"]
+    for recorded in log.eval.scorers or []:
+        parts.append(f"--scorer {package}/{recorded.name}")
+        parts += [f"-S {k}={v}" for k, v in (recorded.options or {}).items() if v is not None]
+    return " ".join(parts)
+
+
+def rescore(path: Path, append: bool = False, out: Path | None = None) -> EvalLog:
+    """Re-score the log at ``path`` (overwriting its scores unless ``append``); written to ``out`` or in place."""
+    log = read_eval_log(str(path))
+    scored = score(log, log_scorers(log), action="append" if append else "overwrite", display="none")
+    write_eval_log(scored, str(out or path))
+    return scored
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("log", type=Path, help="an .eval log of one of the suite's tasks")
+    parser.add_argument("--append", action="store_true", help="add the new scores beside the old ones")
+    parser.add_argument("--out", type=Path, default=None, help="write the re-scored log here (default: in place)")
