@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.metadata
 import inspect
+import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,23 +32,42 @@ class SuiteInputError(PrerequisiteError, ValueError):
         return str(self.message)
 
 
+_SUITE_PARAMS: dict[str, set[str]] = {}
+"""Parameter names of every strict task defined so far, by task function name."""
+logger = logging.getLogger(__name__)
+
+
+def _suite_params() -> set[str]:
+    """Every strict task's parameter names, after loading the suite's inspect entry points (its tasks)."""
+    for entry in importlib.metadata.entry_points(group="inspect_ai"):
+        if entry.dist is not None and entry.dist.name == "causal-inspect-suite":
+            entry.load()
+    return set().union(*_SUITE_PARAMS.values())
+
+
 def strict_params(fn: F) -> F:
     """Make a ``@task`` function reject parameters it does not have (inspect only warns and runs on).
 
-    Apply below ``@task``. An unknown ``-T name=value`` then fails with one sentence listing the valid names.
+    Apply below ``@task``. An unknown ``-T name=value`` then fails with one sentence listing the valid names, unless
+    another task of the suite takes that parameter: then it is dropped with a warning, as inspect does, so one
+    ``inspect eval-set`` over several suite tasks can pass each its own parameters (a typo still fails).
     """
     sig = inspect.signature(fn)
     valid = [p for p in sig.parameters if sig.parameters[p].kind is not inspect.Parameter.VAR_KEYWORD]
+    _SUITE_PARAMS[fn.__name__] = set(valid)
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        unknown = sorted(set(kwargs) - set(valid))
-        if unknown:
+        unknown = set(kwargs) - set(valid)
+        foreign = unknown & _suite_params() if unknown else set()
+        if unknown - foreign:
             raise SuiteInputError(
-                f"Task '{fn.__name__}' has no parameter {', '.join(repr(u) for u in unknown)}; "
+                f"Task '{fn.__name__}' has no parameter {', '.join(repr(u) for u in sorted(unknown - foreign))}; "
                 f"its parameters are {', '.join(valid) or '(none)'} (pass them as -T name=value)."
             )
-        return fn(*args, **kwargs)
+        for name in sorted(foreign):
+            logger.warning(f"Task '{fn.__name__}' has no parameter '{name}' (another suite task's); it is ignored.")
+        return fn(*args, **{k: v for k, v in kwargs.items() if k not in foreign})
 
     extra = inspect.Parameter("unknown_params", inspect.Parameter.VAR_KEYWORD)
     wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), extra])  # type: ignore[attr-defined]

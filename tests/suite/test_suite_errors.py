@@ -40,3 +40,31 @@ def test_suite_input_error_is_an_inspect_prerequisite_error():
     err = SuiteInputError("file 'x' does not exist")
     assert isinstance(err, PrerequisiteError) and isinstance(err, ValueError)
     assert str(err) == "file 'x' does not exist"
+
+
+def test_a_parameter_of_another_suite_task_is_dropped_with_a_warning(caplog):
+    """inspect eval-set over glass and exp_b with -T sandbox=confined: glass ignores 'sandbox', a typo still fails."""
+    import logging
+
+    import pytest
+
+    from causal_suite.errors import SuiteInputError
+    from glass_inspect.task import glassgsm
+
+    with caplog.at_level(logging.WARNING):
+        task = glassgsm(sandbox="confined", doses="1")
+    assert task is not None
+    assert "has no parameter 'sandbox' (another suite task's)" in caplog.text
+    with pytest.raises(SuiteInputError, match="has no parameter 'sandbx'"):
+        glassgsm(sandbx="confined")
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+def test_eval_set_over_glass_and_exp_b_with_one_sandbox_parameter(tmp_path, scripted):
+    from inspect_ai import eval_set
+
+    success, logs = eval_set(["glass_inspect/glassgsm", "causalverify_inspect/exp_b"], log_dir=str(tmp_path),
+                             model=scripted("The answer is 3."), task_args={"sandbox": "confined", "ids": "did_easy_01"},
+                             limit=2, epochs=1, display="none", retry_attempts=0)
+    assert success and len(logs) == 2
