@@ -97,6 +97,7 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
             record["packages"] = loaded_packages(blocks.code)
             record["missing_packages"] = await missing_packages(record["packages"])
             sb = sandbox()
+            record["sandbox"] = type(sb).__name__  # what ran, whatever the task asked (--sandbox overrides it)
             await sb.write_file(SCRIPT_NAME, script)
             started = time.monotonic()
             try:

@@ -98,6 +98,7 @@ def test_reference_solutions_pass_l2b_plus_for_every_family(scenario_dir, script
         assert s.metadata["rel_error"] < 1e-4, (sid, s.explanation)
     run = next(s for s in log.samples if s.id == "t1").store["cv_run"]
     assert run["exit_code"] == 0 and "Estimate:" in run["stdout"]
+    assert run["sandbox"] == "ConfinedSandboxEnvironment"
     did_prompt = next(p for p in model.prompts if "data/did.csv" in p)
     assert "treat_x_post: int64" in did_prompt and "unit_id  period" in did_prompt
     metrics = {name: m.value for es in log.results.scores for name, m in es.metrics.items()}
