@@ -13,7 +13,7 @@ import time
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import OutputLimitExceededError, sandbox
+from inspect_ai.util import OutputLimitExceededError, SandboxEnvironment, sandbox
 
 from causalverify_inspect.dataset import cached_response_path, read_cached_response
 from causalverify_inspect.extraction import extract_r_code, reply_json_object
@@ -97,7 +97,7 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
             record["packages"] = loaded_packages(blocks.code)
             record["missing_packages"] = await missing_packages(record["packages"])
             sb = sandbox()
-            record["sandbox"] = type(sb).__name__  # what ran, whatever the task asked (--sandbox overrides it)
+            record["sandbox"] = type(sb.as_type(SandboxEnvironment)).__name__  # what ran (--sandbox overrides the task)
             await sb.write_file(SCRIPT_NAME, script)
             started = time.monotonic()
             try:
