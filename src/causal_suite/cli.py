@@ -8,7 +8,6 @@ samples, fewer epochs where the paper's 5 would take long on a CPU); ``--full`` 
 from __future__ import annotations
 
 import argparse
-import math
 import shutil
 import sys
 import time
@@ -20,6 +19,7 @@ from causal_suite.report import build_report
 from causal_suite.rescore import add_arguments as add_rescore_arguments
 from causal_suite.rescore import inspect_command
 from causal_suite.rescore import rescore as rescore_log
+from causal_suite.scores import is_unscored
 
 DEFAULT_MODEL = "offline/gemma-3-270m"
 
@@ -68,8 +68,7 @@ def _unscored(log: Any) -> int:
     count = 0
     for sample in log.samples or []:
         if sample.epoch == 1 and sample.scores:
-            value = next(iter(sample.scores.values())).value
-            count += value is None or (isinstance(value, float) and math.isnan(value))
+            count += is_unscored(next(iter(sample.scores.values())).value)
     return count
 
 
@@ -126,7 +125,7 @@ def registered_tasks() -> list[tuple[str, list[str]]]:
     """(registry name, parameters) of every task the suite's inspect entry points register."""
     import importlib
 
-    from inspect_ai._util.registry import registry_find, registry_info
+    from causal_suite.inspect_compat import registry_find, registry_info
 
     for package in BENCHMARK_PACKAGES:
         importlib.import_module(f"{package}._registry")
