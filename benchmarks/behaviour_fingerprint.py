@@ -1,0 +1,220 @@
+"""Fingerprint of the suite's observable outputs, to show that a refactor changed nothing.
+
+    .venv/bin/python benchmarks/behaviour_fingerprint.py [--out FILE.json]
+
+Run it before and after a change (after ``bash scripts/setup.sh`` each time) and compare the two JSON files:
+every value must be equal. It uses only the public entry points, which a restructure keeps: the ``glass-build``
+console script, the registered inspect task names, ``frail.cli.main`` and ``frail.estimands``.
+
+What is fingerprinted (offline, deterministic, fixed seeds):
+
+* **corpus bytes**: ``glass-build`` on the built-in GSM and MATH problems (copied to a fixed temporary path, so the
+  recorded source path is the same) at seeds 0 and 7, the sha256 of every file written; ``glass-build
+  export-pairs`` of dose 5; the built-in corpus the tasks build on first use (pool and manifests);
+* **scores with scripted models**: ``glass_inspect/glassgsm`` and ``glassmath`` on the built-in corpus, every
+  sample, 5 epochs, a scripted solver whose reply depends on the problem text and the per-draw seed (right,
+  wrong or no answer); ``glass_inspect/noop_audit`` with a scripted adjudicator and ``glass-build audit`` on its
+  log; ``cobe_inspect/cobe`` (tiers 1 and 4) with a scripted model and grader. For each: the metrics and a
+  sha256 over the per-sample reduced scores (id, value, answer) and the sample metadata;
+* **Frail**: ``frail pairs`` from the glassgsm log (sha256 of the pairs file), the job targets of
+  ``frail.estimands`` over it (mean π, fragile count, mean a and b), and ``frail synth`` (sha256).
+
+The log files themselves carry run ids and times, so they are not hashed whole.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.metadata
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage, get_model
+
+import glass_inspect
+
+
+def _sha(data: bytes | str) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+def _h(text: str) -> int:
+    return int(_sha(text)[:12], 16)
+
+
+def tree_digest(root: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """sha256 of each file under ``root`` (relative posix path -> digest), sorted."""
+    return {p.relative_to(root).as_posix(): _sha(p.read_bytes())
+            for p in sorted(root.rglob("*")) if p.is_file() and p.name not in skip}
+
+
+def glass_build(argv: list[str]) -> int:
+    [entry] = [e for e in importlib.metadata.entry_points(group="console_scripts") if e.name == "glass-build"]
+    return entry.load()(argv)
+
+
+def builtin_file(suite: str) -> Path:
+    [path] = sorted(Path(glass_inspect.__file__).parent.rglob(f"{suite}_builtin.jsonl"))
+    return path
+
+
+def scripted(name: str, reply) -> Any:
+    """A mockllm model whose reply is ``reply(prompt, config)``; usage filled so nothing is downloaded."""
+
+    def outputs(messages, tools, tool_choice, config: GenerateConfig) -> ModelOutput:
+        out = ModelOutput.from_content(model=f"mockllm/{name}", content=reply("\n".join(m.text for m in messages),
+                                                                              config))
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+    return get_model(f"mockllm/{name}", custom_outputs=outputs, memoize=False)
+
+
+def _clean(value: Any) -> Any:
+    """Metric values as JSON (NaN -> "nan"), rounded to 12 digits so float printing is not an issue."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in sorted(value.items())}
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else round(value, 12)
+    return value
+
+
+def log_fingerprint(log: Any) -> dict[str, Any]:
+    assert log.status == "success", log.error
+    metrics = {f"{s.name}/{k}": _clean(m.value) for s in log.results.scores for k, m in s.metrics.items()}
+    reduced = sorted((str(r.sample_id), _clean(r.value), r.answer) for red in (log.reductions or [])
+                     for r in red.samples)
+    meta = sorted((str(s.id), s.epoch, json.dumps(s.metadata, sort_keys=True, default=str)) for s in log.samples)
+    per_draw = sorted((str(s.id), s.epoch, json.dumps({k: _clean(v.value) for k, v in (s.scores or {}).items()},
+                                                      sort_keys=True), s.output.completion) for s in log.samples)
+    return {"samples": len({s.id for s in log.samples}), "draws": len(log.samples), "metrics": metrics,
+            "reduced_sha256": _sha(json.dumps(reduced)), "metadata_sha256": _sha(json.dumps(meta)),
+            "draws_sha256": _sha(json.dumps(per_draw)), "task_args": _clean(dict(log.eval.task_args))}
+
+
+def glass_solver_reply(gold: dict[str, str], suite: str):
+    def reply(prompt: str, config: GenerateConfig) -> str:
+        problem = prompt.split("Problem:\n", 1)[1]
+        skill = _h(problem) % 3  # 40 %, 70 % or 100 % of draws right, by problem
+        r = _h(f"{problem}|{config.seed}") % 10
+        if r < 4 + 3 * skill:
+            answer = gold[problem]
+        elif r == 9:
+            return "I cannot tell."
+        else:
+            answer = "99991" if r % 2 else "12"
+        return "Working...\nANSWER: " + (answer if suite == "gsm" else "\\boxed{" + answer + "}")
+
+    return reply
+
+
+def adjudicator_reply(prompt: str, config: GenerateConfig) -> str:
+    r = _h(prompt) % 7
+    return "no idea" if r == 0 else "VERDICT: CHANGES" if r == 1 else "Fine.\nVERDICT: PRESERVES"
+
+
+def cobe_model_reply(prompt: str, config: GenerateConfig) -> str:
+    return f"Plan {_sha(prompt)[:10]}.\nRewritten story: A changed story {_sha(prompt)[10:16]}."
+
+
+def cobe_grader_reply(prompt: str, config: GenerateConfig) -> str:
+    r = _h(prompt) % 6
+    return "F" if r == 0 else "Maybe." if r == 1 else "T"
+
+
+def run(work: Path) -> dict[str, Any]:
+    result: dict[str, Any] = {"corpus": {}, "eval": {}, "frail": {}}
+    gold: dict[str, dict[str, str]] = {}
+    for suite in ("gsm", "math"):
+        src = work / "sources" / f"{suite}_builtin.jsonl"
+        src.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(builtin_file(suite), src)
+        for seed in (0, 7):
+            out = work / f"corpus-{suite}-{seed}"
+            assert glass_build(["--suite", suite, "--source", str(src), "--out", str(out), "--seed", str(seed)]) == 0
+            result["corpus"][f"{suite}-seed{seed}"] = tree_digest(out)
+        pairs = work / f"{suite}-m5.jsonl"
+        assert glass_build(["export-pairs", str(work / f"corpus-{suite}-0"), "--out", str(pairs), "--dose", "5"]) == 0
+        result["corpus"][f"{suite}-seed0-export-m5"] = _sha(pairs.read_bytes())
+        pool = [json.loads(line) for line in (work / f"corpus-{suite}-0" / "pool.jsonl").read_text().splitlines()]
+        gold[suite] = {r["text"]: r["answer"] for r in pool}
+
+    logs = work / "logs"
+    for suite in ("gsm", "math"):
+        model = scripted(f"glass-{suite}", glass_solver_reply(gold[suite], suite))
+        [log] = inspect_eval(f"glass_inspect/glass{suite}", model=model, log_dir=str(logs), display="none")
+        corpus = Path(log.eval.metadata["glass"]["corpus"])
+        result["corpus"][f"{suite}-builtin-cache"] = tree_digest(corpus, skip=("corpus.json",))
+        result["eval"][f"glass{suite}"] = log_fingerprint(log)
+        if suite == "gsm":
+            gsm_log = log.location
+
+    model = scripted("solver", lambda p, c: "unused")
+    [audit] = inspect_eval("glass_inspect/noop_audit", model=model, display="none", log_dir=str(logs),
+                           model_roles={"adjudicator": scripted("adjudicator", adjudicator_reply)})
+    result["eval"]["noop_audit"] = log_fingerprint(audit)
+    audited = work / "audited"
+    assert glass_build(["audit", audit.location, "--pool", str(corpus_of(audit)), "--out", str(audited)]) == 0
+    info = json.loads((audited / "corpus.json").read_text())
+    info["counts"]["noop_audit"].pop("log")
+    result["corpus"]["audited"] = tree_digest(audited, skip=("corpus.json",)) | {"corpus.json": _sha(
+        json.dumps(info, sort_keys=True))}
+
+    for tier in (1, 4):
+        [log] = inspect_eval("cobe_inspect/cobe", model=scripted("cobe", cobe_model_reply), display="none",
+                             log_dir=str(logs), task_args={"tier": tier},
+                             model_roles={"grader": scripted("grader", cobe_grader_reply)})
+        result["eval"][f"cobe-tier{tier}"] = log_fingerprint(log)
+
+    from frail.cli import main as frail
+    from frail.estimands import job_targets, observations_frame
+    from frail.pairs import read_pairs
+
+    pairs = work / "pairs.jsonl"
+    assert frail(["pairs", gsm_log, "--out", str(pairs)]) == 0
+    jobs = job_targets(observations_frame(read_pairs(pairs)))
+    solvable = jobs[jobs["solvable"]]
+    result["frail"] = {
+        "pairs_sha256": _sha(pairs.read_bytes()),
+        "jobs": len(jobs), "solvable": len(solvable), "mean_pi": _clean(float(solvable["pi"].mean())),
+        "fragile": int((solvable["pi"] > 0.05).sum()), "mean_a": _clean(float(solvable["a"].mean())),
+        "mean_b": _clean(float(solvable["b"].mean())),
+    }
+    synth = work / "synth"
+    assert frail(["synth", "--n-jobs", "60", "--seed", "7", "--out", str(synth / "synth.jsonl")]) == 0
+    result["frail"]["synth"] = tree_digest(synth)
+    return result
+
+
+def corpus_of(log: Any) -> Path:
+    return Path(log.eval.metadata["corpus"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="also write the JSON here")
+    args = parser.parse_args(argv)
+    work = Path(tempfile.gettempdir()) / "causal-suite-fingerprint"  # one fixed path: corpus.json records it
+    shutil.rmtree(work, ignore_errors=True)
+    os.environ["CAUSAL_SUITE_CACHE"] = str(work / "cache")  # the built-in corpus is built afresh by this code
+    try:
+        result = run(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    text = json.dumps(result, indent=1, sort_keys=True)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
