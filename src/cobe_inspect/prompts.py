@@ -2,78 +2,152 @@
 
 All wording here is our own. It follows the paper's protocol (what each template cues, which pieces of a
 record it is built from, what each judge check asks and how it must answer) but not its sentences. A user
-who wants the paper's exact judge wording passes a ``judge_prompts`` file (see ``load_judge_templates``).
+who holds the paper's exact texts passes them as prompt-set files: ``tier_prompts`` for the respondent (see
+``load_tier_templates``) and ``judge_prompts`` for the judge (see ``load_judge_templates``). Every prompt set has
+a name and a sha256 over its texts (``PromptSet``), recorded in the log.
 
 Tiers (App. E):
 
-- Tier 1, phrasings A-C: the record's own three ``Query`` strings (§3 "Query").
-- Tier 2, phrasings D-G: more explicit conversational cues (E.1). D needs the record's ``Intervention``
-  clause; E-G need its ``Original event`` and ``Intervened event``.
-- Tier 3, phrasing H1: explicit "keep prior facts, update consequences" instruction (E.2); needs
-  ``Intervened event``.
-- Tier 4, phrasing H2: a step-by-step structural-causal-model recipe (E.3); needs ``Intervened event``.
+- Tier 1, phrasings A-C (and Q4, ... where a record has more queries): the record's own ``Query`` strings.
+- Tier 2, phrasings D-G: more explicit conversational cues (E.1). D needs the intervention clause (the record's
+  ``Intervention``, else the clause its own query states); E-G need its ``Original event`` and ``Intervened event``.
+- Tier 3, phrasing H1: explicit "keep prior facts, update consequences" instruction (E.2).
+- Tier 4, phrasing H2: a step-by-step structural-causal-model recipe (E.3).
+
+H1 and H2 end with a rewrite request (``$request``): "... the counterfactual scenario in which <Intervened
+event>." when the record has that field, else the record's own first query, so both run on published records.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.jsonl import read_text
 
+
+@dataclass(frozen=True)
+class PromptSet:
+    """A named set of prompt templates; ``sha256`` is over the texts (key-sorted JSON), so a log names them."""
+
+    name: str
+    templates: dict[str, str]
+
+    @property
+    def sha256(self) -> str:
+        canonical = json.dumps(self.templates, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    def describe(self) -> dict[str, str]:
+        return {"name": self.name, "sha256": self.sha256}
+
+
+def _placeholders(text: str) -> set[str]:
+    return {m.group("named") or m.group("braced") for m in string.Template.pattern.finditer(text)} - {None}
+
+
+def _read_mapping(path: str | Path, what: str, keys: tuple[str, ...]) -> tuple[Path, dict]:
+    """A JSON or YAML file holding a non-empty mapping with keys among ``keys`` (one sentence on any problem)."""
+    p = require_file(path, what)
+    text = read_text(p, f"{what} '{p}'")
+    try:
+        if p.suffix.lower() in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        else:
+            data = json.loads(text)
+    except Exception as exc:  # json.JSONDecodeError / yaml.YAMLError
+        raise SuiteInputError(f"{what} '{p}' is not valid JSON/YAML: {exc}.") from exc
+    if not isinstance(data, dict) or not data:
+        raise SuiteInputError(f"{what} '{p}' must hold a mapping with keys among {', '.join(keys)}.")
+    unknown = sorted(set(map(str, data)) - set(keys))
+    if unknown:
+        raise SuiteInputError(f"{what} '{p}': unknown key(s) {unknown}; use {', '.join(keys)}.")
+    return p, data
+
+
+SHOWN = {"response_text": "the rewrite"}
+
+
+def _check_template(what: str, path: Path, key: str, text: object, allowed: frozenset[str], required: set[str]) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise SuiteInputError(f"{what} '{path}': entry '{key}' must be a non-empty string.")
+    names = _placeholders(text)
+    unknown = names - allowed
+    if unknown:
+        raise SuiteInputError(
+            f"{what} '{path}': entry '{key}' uses unknown placeholder(s) "
+            f"{', '.join('$' + n for n in sorted(unknown))}; allowed: "
+            f"{', '.join('$' + n for n in sorted(allowed))}."
+        )
+    absent = sorted(required - names)
+    if absent:
+        shown = ", ".join(f"{SHOWN.get(n, 'the ' + n)} (${n})" for n in absent)
+        raise SuiteInputError(f"{what} '{path}': entry '{key}' never shows {shown}.")
+    return text
+
+
 # --- query tiers (App. E) -------------------------------------------------------------------------------------
 
 TIER_PHRASINGS: dict[int, tuple[str, ...]] = {1: ("A", "B", "C"), 2: ("D", "E", "F", "G"), 3: ("H1",), 4: ("H2",)}
+TIER_OF: dict[str, int] = {p: tier for tier, ps in TIER_PHRASINGS.items() for p in ps}
 
-# Record fields (beyond the App. B.2 core) that each phrasing is built from.
-PHRASING_FIELDS: dict[str, tuple[str, ...]] = {
-    "A": (),
-    "B": (),
-    "C": (),
-    "D": ("Intervention",),
-    "E": ("Original event", "Intervened event"),
-    "F": ("Original event", "Intervened event"),
-    "G": ("Original event", "Intervened event"),
-    "H1": ("Intervened event",),
-    "H2": ("Intervened event",),
+# Placeholders of the respondent templates: $story; $query (Tier 1: the slot's own query; elsewhere the record's
+# first query); $intervention (the clause after "had"); $original / $intervened (the record's Original / Intervened
+# event); $request (H1/H2's rewrite request, built from Intervened event or else the record's first query).
+TIER_PLACEHOLDERS = frozenset({"story", "query", "intervention", "original", "intervened", "request"})
+# Record fields a placeholder is filled from (``$intervention`` falls back to the clause a query states).
+PLACEHOLDER_FIELDS: dict[str, str] = {
+    "intervention": "Intervention",
+    "original": "Original event",
+    "intervened": "Intervened event",
 }
-
-TIER2_TEMPLATES: dict[str, str] = {
-    "D": "Rewrite the text above to show what would have happened in this particular scenario had {intervention}.",
-    "E": (
-        "Rewrite the text above so that it takes in an imagined outside intervention in this scenario: "
-        "instead of {original}, {intervened}."
-    ),
-    "F": (
-        "Rewrite the story above as it would read if we could go back in time and make it so that, "
-        "instead of {original}, {intervened}."
-    ),
-    "G": (
-        "Rewrite the text above according to how events would have played out if, "
-        "instead of {original}, {intervened}."
-    ),
-}
+# Keys of a tier prompt file: "tier1" wraps Tier 1's record queries; the others are the App. E phrasings.
+TIER_TEMPLATE_KEYS = ("tier1", "D", "E", "F", "G", "H1", "H2")
 
 # Tier 4 asks for the final story after this marker, so the judge sees the story and not the worked steps.
 FINAL_STORY_MARKER = "Rewritten story:"
 
-# Tiers 3 and 4 show the story first and end with the same rewrite request (their instructions differ).
-STORY_BLOCK = "Original story:\n{story}"
-REWRITE_REQUEST = "Rewrite request: Rewrite the original story for the counterfactual scenario in which {intervened}."
+# H1/H2's rewrite request when the record names its intervened event.
+REQUEST_FROM_EVENT = "Rewrite the original story for the counterfactual scenario in which {intervened}."
 
-TIER3_TEMPLATE = f"""
-{STORY_BLOCK}
+TIER1_TEMPLATE = "$story\n\n$query"
 
-{REWRITE_REQUEST} \
+TIER2_TEMPLATES: dict[str, str] = {
+    "D": "$story\n\nRewrite the text above to show what would have happened in this particular scenario had "
+    "$intervention.",
+    "E": (
+        "$story\n\nRewrite the text above so that it takes in an imagined outside intervention in this scenario: "
+        "instead of $original, $intervened."
+    ),
+    "F": (
+        "$story\n\nRewrite the story above as it would read if we could go back in time and make it so that, "
+        "instead of $original, $intervened."
+    ),
+    "G": (
+        "$story\n\nRewrite the text above according to how events would have played out if, "
+        "instead of $original, $intervened."
+    ),
+}
+
+TIER3_TEMPLATE = """
+Original story:
+$story
+
+Rewrite request: $request \
 Leave earlier facts, and facts the change does not touch, exactly as they were, and update whatever follows \
 from the change. Answer with the rewritten story only.
 """.strip()
 
 TIER4_TEMPLATE = f"""
-{STORY_BLOCK}
+Original story:
+$story
 
 Work through these steps.
 1. Name the key variables of the story, reading it as a structural causal model in Pearl's sense.
@@ -82,28 +156,47 @@ Work through these steps.
 flow only to its causal descendants, and leave every variable that is not a descendant as it was.
 4. Write out the full rewritten story under this intervention.
 
-{REWRITE_REQUEST} \
+Rewrite request: $request \
 Finish with a line that starts with "{FINAL_STORY_MARKER}" followed by the rewritten counterfactual story alone.
 """.strip()
 
+TIER_TEMPLATES: dict[str, str] = {
+    "tier1": TIER1_TEMPLATE, **TIER2_TEMPLATES, "H1": TIER3_TEMPLATE, "H2": TIER4_TEMPLATE
+}
+DEFAULT_TIER_PROMPTS = "cobe-ours-respondent"
 
-def tier_request(phrasing: str, pieces: dict[str, str], queries: Sequence[str], story: str) -> str:
-    """The full user prompt for one (record, phrasing): story plus the tier's rewrite request (App. E)."""
-    if phrasing in ("A", "B", "C"):
-        return f"{story}\n\n{queries['ABC'.index(phrasing)]}"
-    fill = {
-        "intervention": pieces.get("Intervention", ""),
-        "original": pieces.get("Original event", ""),
-        "intervened": pieces.get("Intervened event", ""),
-        "story": story,
-    }
-    if phrasing in TIER2_TEMPLATES:
-        return f"{story}\n\n{TIER2_TEMPLATES[phrasing].format(**fill)}"
-    if phrasing == "H1":
-        return TIER3_TEMPLATE.format(**fill)
-    if phrasing == "H2":
-        return TIER4_TEMPLATE.format(**fill)
-    raise ValueError(f"unknown phrasing {phrasing!r}")
+
+def template_key(phrasing: str) -> str:
+    """The tier-prompt key a phrasing is built from (``A``, ``B``, ``C``, ``Q4``, ... -> ``tier1``)."""
+    return phrasing if phrasing in TIER_TEMPLATES and phrasing != "tier1" else "tier1"
+
+
+def template_fields(template: str) -> list[str]:
+    """The placeholders of a respondent template that come from optional record fields (intervention, ...)."""
+    return [name for name in PLACEHOLDER_FIELDS if name in _placeholders(template)]
+
+
+def load_tier_templates(path: str | Path | None) -> PromptSet:
+    """The respondent templates: ours, with any entries of a JSON or YAML file replacing them.
+
+    The file is a mapping from keys among ``tier1``, ``D``, ``E``, ``F``, ``G``, ``H1``, ``H2`` to
+    ``string.Template`` texts using the placeholders of ``TIER_PLACEHOLDERS``; every entry must show ``$story``,
+    and ``tier1`` must show ``$query``. Its name in the log is the file name; its hash covers every template.
+    """
+    if path is None:
+        return PromptSet(DEFAULT_TIER_PROMPTS, dict(TIER_TEMPLATES))
+    what = "Tier prompt file"
+    p, data = _read_mapping(path, what, TIER_TEMPLATE_KEYS)
+    templates = dict(TIER_TEMPLATES)
+    for key, value in data.items():
+        required = {"story", "query"} if key == "tier1" else {"story"}
+        templates[key] = _check_template(what, p, key, value, TIER_PLACEHOLDERS, required)
+    return PromptSet(p.name, templates)
+
+
+def tier_request(template: str, fill: Mapping[str, str]) -> str:
+    """Fill one respondent template (``$`` placeholders; ``$`` signs inside the record's texts are left alone)."""
+    return string.Template(template).safe_substitute(fill)
 
 
 # --- judge checks (§3.1, App. D.2) -----------------------------------------------------------------------------
@@ -194,20 +287,7 @@ JUDGE_TEMPLATES: dict[str, str] = {"E0": JUDGE_E0, "E1": JUDGE_E1, "E2": JUDGE_E
 JUDGE_RETRY = "Your reply could not be read. Answer again with exactly one character: T or F."
 
 
-def _check_template(path: Path, key: str, text: object) -> str:
-    if not isinstance(text, str) or not text.strip():
-        raise SuiteInputError(f"Judge prompt file '{path}': entry '{key}' must be a non-empty string.")
-    names = {m.group("named") or m.group("braced") for m in string.Template.pattern.finditer(text)} - {None}
-    unknown = names - JUDGE_PLACEHOLDERS
-    if unknown:
-        raise SuiteInputError(
-            f"Judge prompt file '{path}': entry '{key}' uses unknown placeholder(s) "
-            f"{', '.join('$' + n for n in sorted(unknown))}; allowed: "
-            f"{', '.join('$' + n for n in sorted(JUDGE_PLACEHOLDERS))}."
-        )
-    if "response_text" not in names:
-        raise SuiteInputError(f"Judge prompt file '{path}': entry '{key}' never shows the rewrite ($response_text).")
-    return text
+DEFAULT_JUDGE_PROMPTS = "cobe-ours-judge"
 
 
 def load_judge_templates(path: str | Path | None) -> dict[str, str]:
@@ -216,28 +296,19 @@ def load_judge_templates(path: str | Path | None) -> dict[str, str]:
     Templates are ``string.Template`` texts with the placeholders of ``JUDGE_PLACEHOLDERS`` (App. D.2 names the
     rewrite ``$response_text`` and the two criteria ``$eq1`` / ``$eq2``), so the paper's prompts can be pasted in.
     """
-    templates = dict(JUDGE_TEMPLATES)
-    if path is None:
-        return templates
-    p = require_file(path, "Judge prompt file")
-    text = read_text(p, f"Judge prompt file '{p}'")
-    try:
-        if p.suffix.lower() in (".yaml", ".yml"):
-            import yaml
+    return load_judge_prompts(path).templates
 
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except Exception as exc:  # json.JSONDecodeError / yaml.YAMLError
-        raise SuiteInputError(f"Judge prompt file '{p}' is not valid JSON/YAML: {exc}.") from exc
-    if not isinstance(data, dict) or not data:
-        raise SuiteInputError(f"Judge prompt file '{p}' must hold a mapping with keys among E0, E1, E2.")
-    unknown = sorted(set(data) - set(CHECKS))
-    if unknown:
-        raise SuiteInputError(f"Judge prompt file '{p}': unknown key(s) {unknown}; use E0, E1 and/or E2.")
+
+def load_judge_prompts(path: str | Path | None) -> PromptSet:
+    """The judge prompt set (see ``load_judge_templates``): its name (ours, or the file name) and templates."""
+    if path is None:
+        return PromptSet(DEFAULT_JUDGE_PROMPTS, dict(JUDGE_TEMPLATES))
+    what = "Judge prompt file"
+    p, data = _read_mapping(path, what, CHECKS)
+    templates = dict(JUDGE_TEMPLATES)
     for key, value in data.items():
-        templates[key] = _check_template(p, key, value)
-    return templates
+        templates[key] = _check_template(what, p, key, value, JUDGE_PLACEHOLDERS, {"response_text"})
+    return PromptSet(p.name, templates)
 
 
 def judge_prompt(template: str, response_text: str, eq1: str, eq2: str, story: str, query: str) -> str:

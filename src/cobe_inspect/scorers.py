@@ -10,11 +10,15 @@ A response passes only when all three checks pass (§3.1 "Pipeline"):
 Each check is one call to the ``grader`` model role (the three run concurrently) answered with exactly one
 letter, T (check satisfied) or F. A reply that is not exactly one letter is asked again, as a follow-up turn,
 up to ``retries`` times; if a check still has no letter the sample is ``Score.unscored(reason="grader_failed")``
-with every raw reply in the metadata, so it is excluded from the metrics and counted, never scored wrong.
+with every raw reply in the metadata, so it is excluded from the metrics and counted, never scored wrong. A
+judge call that fails outright (an API error after inspect's own retries) leaves the sample unscored too, with
+reason ``grader_error`` and the error message.
 
-Grader fallback: when no ``grader`` role is bound (``--model-role grader=...``), the model under test judges
-its own rewrites (inspect's ``get_model(role=...)`` default). The paper used a separate frontier judge
-(Claude-Opus-4.7); bind one for results meant to be compared with it.
+Judge provenance: the judge is the ``grader`` model role (``--model-role grader=...``). With no grader bound,
+or a grader that is the model under test, the scorer refuses (one sentence) unless ``self_judge=True``: the
+paper judged with a separate model (Claude-Opus-4.7), and a self-judged number is not comparable to it. Every
+score records the judge model, whether it was the model under test (``self_judged``), and the judge-prompt set
+(name and sha256); the ``self_judged`` metric is the share of samples the model under test judged.
 
 Cost: identical judge prompts within a run are sent once (an in-run memo shared by all samples), and judge
 calls go through inspect's model cache by default, so re-scoring a log (``inspect score``) with the same
@@ -29,15 +33,64 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from inspect_ai.model import CachePolicy, ChatMessage, ChatMessageAssistant, ChatMessageUser, Model, get_model
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageUser,
+    Model,
+    get_model,
+    model_roles,
+)
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from cobe_inspect.prompts import CHECKS, FINAL_STORY_MARKER, JUDGE_RETRY, judge_prompt, load_judge_templates
+from causal_suite.errors import SuiteInputError
+from cobe_inspect.prompts import CHECKS, FINAL_STORY_MARKER, JUDGE_RETRY, judge_prompt, load_judge_prompts
 
 DEFAULT_RETRIES = 2
 # A verdict depends on the judge prompt only, not on the epoch that produced the rewrite.
 JUDGE_CACHE = CachePolicy(expiry="1W", per_epoch=False)
+
+
+PAPER_JUDGE = "Claude-Opus-4.7"
+GRADER_ROLE = "grader"
+
+
+def self_judge_refusal(model: str | None, bound: bool) -> SuiteInputError:
+    """The one-sentence refusal when the model under test would judge its own rewrites without consent."""
+    who = f"the model under test ({model})" if model else "the model under test"
+    if bound:
+        why = f"the '{GRADER_ROLE}' role is bound to {who}, which would then judge its own rewrites"
+    else:
+        why = f"no '{GRADER_ROLE}' model role is bound, so {who} would judge its own rewrites"
+    return SuiteInputError(
+        f"CoBe needs a separate judge, but {why}: bind one with --model-role {GRADER_ROLE}=<model> (the paper "
+        f"judged with {PAPER_JUDGE}), or pass -T self_judge=true to accept a self-judged run (marked self_judged "
+        f"in the log and metrics)."
+    )
+
+
+def resolve_grader(model_under_test: str | None, self_judge: bool) -> tuple[Model | None, bool]:
+    """The judge model and whether it is the model under test; refuses a self-judged run without ``self_judge``.
+
+    ``model_under_test`` is the evaluated model's name (None when unknown, e.g. outside an eval). With no grader
+    role bound the judge is the model under test (inspect's fallback), or None when there is none.
+    """
+    bound = model_roles().get(GRADER_ROLE)
+    if bound is None:
+        if not self_judge:
+            raise self_judge_refusal(model_under_test, bound=False)
+        try:
+            grader: Model | None = get_model(role=GRADER_ROLE)
+        except Exception:  # no active model (task built outside an eval)
+            grader = None
+        return grader, True
+    grader = get_model(role=GRADER_ROLE)
+    same = model_under_test is not None and str(grader) == model_under_test
+    if same and not self_judge:
+        raise self_judge_refusal(model_under_test, bound=True)
+    return grader, same
 
 
 def parse_verdict(reply: str) -> int | None:
@@ -68,20 +121,40 @@ class JudgeMemo:
             return self._replies[key]
 
 
+class JudgeError(Exception):
+    """A judge call that raised (after inspect's own retries); the sample is left unscored with its message."""
+
+
 async def judge_check(
     grader: Model, prompt: str, retries: int, memo: JudgeMemo, cache: bool = True
 ) -> tuple[int | None, list[str]]:
-    """One check: the verdict (1 = T, 0 = F, None = no readable letter after ``retries`` re-asks) and all replies."""
+    """One check: the verdict (1 = T, 0 = F, None = no readable letter after ``retries`` re-asks) and all replies.
+
+    Raises:
+        JudgeError: the judge model call itself failed (its error message is kept).
+    """
     messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
     replies: list[str] = []
     for _ in range(retries + 1):
-        reply = await memo.complete(grader, messages, cache)
+        try:
+            reply = await memo.complete(grader, messages, cache)
+        except Exception as exc:  # an API / provider error; cancellation (BaseException) passes through
+            raise JudgeError(f"{type(exc).__name__}: {exc}") from exc
         replies.append(reply)
         verdict = parse_verdict(reply)
         if verdict is not None:
             return verdict, replies
         messages = [*messages, ChatMessageAssistant(content=reply), ChatMessageUser(content=JUDGE_RETRY)]
     return None, replies
+
+
+async def _checked(check, grader, prompt, retries, memo, cache) -> tuple[int | None, list[str], str | None]:
+    """``judge_check`` with a judge error turned into ``(None, [], message)`` so the other checks still finish."""
+    try:
+        verdict, replies = await judge_check(grader, prompt, retries, memo, cache)
+        return verdict, replies, None
+    except JudgeError as exc:
+        return None, [], f"{check}: {exc}"
 
 
 # --- metrics (§4) -----------------------------------------------------------------------------------------------
@@ -96,29 +169,86 @@ def _scored(scores: list[SampleScore]) -> list[SampleScore]:
     return [s for s in scores if isinstance(s.score.value, dict)]
 
 
+def clustered_stderr(values: list[float], clusters: list[str]) -> float:
+    """Standard error of the mean of ``values`` with the samples of one cluster correlated (CR1 sandwich).
+
+    ``sqrt(G / (G - 1) * sum_g (sum_{i in g} (y_i - mean))^2) / n`` over G clusters and n values; with one value
+    per cluster it equals the usual ``std(ddof=1) / sqrt(n)``. NaN with fewer than two clusters.
+    """
+    n, groups = len(values), len(set(clusters))
+    if n == 0 or groups < 2:
+        return math.nan
+    mean = float(np.mean(values))
+    sums: dict[str, float] = defaultdict(float)
+    for value, cluster in zip(values, clusters):
+        sums[cluster] += value - mean
+    return math.sqrt(groups / (groups - 1) * sum(v * v for v in sums.values())) / n
+
+
+def _scenario(s: SampleScore) -> str:
+    return str((s.sample_metadata or {}).get("scenario_id", s.sample_id))
+
+
 @metric(name="cobe_accuracy")
 def cobe_accuracy() -> Metric:
-    """Share of scored responses passing all three checks (§3.1), with its standard error."""
+    """Share of scored responses passing all three checks (§3.1), with its standard error.
+
+    ``stderr`` treats the phrasings of one scenario as one cluster (they share a story and its criteria, so their
+    outcomes are correlated); ``stderr_iid`` is the naive one that treats every response as independent.
+    """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        correct = [_value(s, "correct") for s in _scored(scores)]
+        scored = _scored(scores)
+        correct = [_value(s, "correct") for s in scored]
         n = len(correct)
-        mean = float(np.mean(correct)) if n else math.nan
-        stderr = float(np.std(correct, ddof=1) / math.sqrt(n)) if n > 1 else math.nan
-        return {"accuracy": mean, "stderr": stderr}
+        return {
+            "accuracy": float(np.mean(correct)) if n else math.nan,
+            "stderr": clustered_stderr(correct, [_scenario(s) for s in scored]),
+            "stderr_iid": float(np.std(correct, ddof=1) / math.sqrt(n)) if n > 1 else math.nan,
+        }
 
     return compute
 
 
+# Fig. 6's sub-criteria: the failure rate of the checks a record tags as testing a numeric quantity (E4) or a
+# latent factor implicit in the story (E5), over the samples of records carrying such a tag.
+SUBCRITERIA = {"E4_numeric_failure": "numeric_checks", "E5_latent_failure": "latent_checks"}
+
+
 @metric(name="check_failure_rates")
 def check_failure_rates() -> Metric:
-    """Failure rate of each check, E0 (connectors), E1 (preserve), E2 (change), as in Fig. 6."""
+    """Failure rate of each check, E0 (connectors), E1 (preserve), E2 (change), and the E4 / E5 sub-criteria
+    (Fig. 6): a tagged sample fails E4 (E5) when any check its record tags numeric (latent) fails; NaN when no
+    scored sample's record carries the tag."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         scored = _scored(scores)
-        return {
+        rates = {
             f"{c}_failure": float(np.mean([1 - _value(s, c) for s in scored])) if scored else math.nan for c in CHECKS
         }
+        for name, key in SUBCRITERIA.items():
+            fails = [
+                float(any(_value(s, c) == 0 for c in tagged))
+                for s in scored
+                if (tagged := (s.sample_metadata or {}).get(key))
+            ]
+            rates[name] = float(np.mean(fails)) if fails else math.nan
+        return rates
+
+    return compute
+
+
+@metric(name="judge_provenance")
+def judge_provenance() -> Metric:
+    """``self_judged``: share of the scored samples whose judge was the model under test (NaN with none)."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        flags = [
+            float(bool(s.score.metadata["self_judged"]))
+            for s in scores
+            if s.score.metadata and "self_judged" in s.score.metadata
+        ]
+        return {"self_judged": float(np.mean(flags)) if flags else math.nan}
 
     return compute
 
@@ -179,6 +309,7 @@ def cobe_metrics() -> list[Metric]:
     return [
         cobe_accuracy(),
         check_failure_rates(),
+        judge_provenance(),
         phrasing_summary(),
         *(grouped_accuracy(key) for key in GROUP_KEYS),
     ]
@@ -193,7 +324,10 @@ def _explain(verdicts: dict[str, int | None]) -> str:
 
 @scorer(metrics=cobe_metrics(), name="cobe_judge")
 def cobe_judge(
-    judge_prompts: str | Path | None = None, retries: int = DEFAULT_RETRIES, cache: bool = True
+    judge_prompts: str | Path | None = None,
+    retries: int = DEFAULT_RETRIES,
+    cache: bool = True,
+    self_judge: bool = False,
 ) -> Scorer:
     """E0/E1/E2 judge of §3.1 through the ``grader`` role; value ``{E0, E1, E2, correct}`` in {0, 1}.
 
@@ -201,8 +335,12 @@ def cobe_judge(
         judge_prompts: Optional JSON/YAML file whose ``E0`` / ``E1`` / ``E2`` entries replace our judge templates.
         retries: How many times an unreadable judge reply is asked again before the sample is unscored.
         cache: Route judge calls through inspect's model cache (so re-scoring a log does not pay twice).
+        self_judge: Allow the model under test to judge its own rewrites (no grader bound, or the grader is the
+            model under test); without it such a run is refused. Self-judged scores are marked.
     """
-    templates = load_judge_templates(judge_prompts)
+    prompt_set = load_judge_prompts(judge_prompts)
+    templates = prompt_set.templates
+    prompt_id = f"{prompt_set.name} sha256:{prompt_set.sha256[:12]}"
     memo = JudgeMemo()
 
     def fill(check: str, text: str, state: TaskState) -> str:
@@ -210,17 +348,33 @@ def cobe_judge(
         return judge_prompt(templates[check], text, meta["preserve"], meta["change"], meta["story"], state.input_text)
 
     async def score(state: TaskState, target: Target) -> Score:
+        grader, self_judged = resolve_grader(str(state.model), self_judge)
+        if grader is None:  # only outside an eval with nothing to judge with
+            raise self_judge_refusal(str(state.model), bound=False)
+        provenance = {"grader": str(grader), "self_judged": self_judged, "judge_prompts": prompt_id}
         text = judged_text(state.output.completion, state.metadata.get("tier"))
         if not text:
             # An empty rewrite keeps no fact (E1 fails); with nothing said, E0 and E2 hold by their rubrics.
             value = {"E0": 1, "E1": 0, "E2": 1, "correct": 0}
-            return Score(value=value, answer="", explanation="empty response: E0=T E1=F E2=T (no judge call)")
-        grader = get_model(role="grader")
+            return Score(
+                value=value,
+                answer="",
+                explanation="empty response: E0=T E1=F E2=T (no judge call)",
+                metadata=provenance | {"judge_replies": {}},
+            )
         results = await asyncio.gather(
-            *(judge_check(grader, fill(c, text, state), retries, memo, cache) for c in CHECKS)
+            *(_checked(c, grader, fill(c, text, state), retries, memo, cache) for c in CHECKS)
         )
-        verdicts = {c: verdict for c, (verdict, _) in zip(CHECKS, results)}
-        metadata = {"judge_replies": {c: replies for c, (_, replies) in zip(CHECKS, results)}, "grader": str(grader)}
+        verdicts = {c: verdict for c, (verdict, _, _) in zip(CHECKS, results)}
+        errors = [error for _, _, error in results if error]
+        metadata = {"judge_replies": {c: replies for c, (_, replies, _) in zip(CHECKS, results)}} | provenance
+        if errors:
+            return Score.unscored(
+                reason="grader_error",
+                answer=text,
+                explanation=f"the judge call failed ({'; '.join(errors)})",
+                metadata=metadata | {"judge_errors": errors},
+            )
         unread = [c for c, v in verdicts.items() if v is None]
         if unread:
             return Score.unscored(

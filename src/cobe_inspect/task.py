@@ -7,21 +7,48 @@ Each scenario's story is shown with a rewrite request of the chosen tier; the re
 Examples::
 
     inspect eval cobe_inspect/cobe --model openai/gpt-4o --model-role grader=anthropic/claude-opus-4-1
-    inspect eval cobe_inspect/cobe --model offline/gemma-3-270m --limit 2          # plumbing only
-    inspect eval cobe_inspect/cobe -T tier=2 -T phrasings=D,E -T data=my_cobe.jsonl
-    inspect eval cobe_inspect/cobe -T judge_prompts=paper_judge.yaml             # the paper's judge wording
+    inspect eval cobe_inspect/cobe -T tier=2 -T phrasings=D -T data=converted.jsonl --model-role grader=...
+    inspect eval cobe_inspect/cobe -T judge_prompts=paper_judge.yaml -T tier_prompts=paper_tiers.yaml ...
+    inspect eval cobe_inspect/cobe --model offline/gemma-3-270m -T self_judge=true --limit 2   # plumbing only
 """
 
 from __future__ import annotations
 
-from causal_suite.errors import strict_params
+from typing import Any
+
 from inspect_ai import Task, task
 from inspect_ai.solver import generate
 
-from cobe_inspect.dataset import cobe_dataset
-from cobe_inspect.scorers import DEFAULT_RETRIES, cobe_judge
+from causal_suite.errors import SuiteInputError, strict_params
+from causal_suite.eval_meta import task_version
+from causal_suite.inspect_compat import active_model
+from cobe_inspect.dataset import BUILTIN_DATA, cobe_dataset
+from cobe_inspect.prompts import load_judge_prompts, load_tier_templates
+from cobe_inspect.scorers import DEFAULT_RETRIES, PAPER_JUDGE, cobe_judge, resolve_grader
 
-TASK_VERSION = 1
+TASK_VERSION = task_version("cobe_inspect", "cobe")
+
+
+def judge_record(self_judge: bool, judge_prompts: str | None) -> dict[str, Any]:
+    """Who judges this run, with which generate config and prompt set (refuses an unconsented self-judged run).
+
+    Inside an eval (inspect builds the task there, with the model and its roles bound) the judge is checked now,
+    before any sample runs. A task built outside an eval (``eval(cobe(), model_roles=...)``) cannot know its judge
+    yet: the scorer checks it when scoring, and the record says so.
+    """
+    prompts = load_judge_prompts(judge_prompts).describe()
+    model = active_model()
+    if model is None:
+        return {"model": None, "self_judged": None, "prompts": prompts, "paper_judge": PAPER_JUDGE,
+                "note": "task built outside an eval: the judge is checked and recorded per sample when scoring"}
+    grader, self_judged = resolve_grader(str(model), self_judge)
+    return {
+        "model": None if grader is None else str(grader),
+        "self_judged": self_judged,
+        "generate_config": {} if grader is None else grader.config.model_dump(exclude_none=True),
+        "prompts": prompts,
+        "paper_judge": PAPER_JUDGE,
+    }
 
 
 @task(name="cobe")
@@ -31,26 +58,46 @@ def cobe(
     tier: int = 1,
     phrasings: str | list[str] | None = None,
     judge_prompts: str | None = None,
+    tier_prompts: str | None = None,
+    self_judge: bool = False,
     judge_retries: int = DEFAULT_RETRIES,
     judge_cache: bool = True,
 ) -> Task:
     """CoBe: one sample per (scenario, phrasing), judged on E0/E1/E2 by the ``grader`` model role.
 
     Args:
-        data: Path to a CoBe file (a JSON array or JSONL of records in the App. B.2 schema); default: the
-            built-in set of 36 scenarios we wrote (six per graph type, six domains).
-        tier: Prompt tier of App. E: 1 (the records' own queries A-C), 2 (templates D-G), 3 (H1, explicit
-            preservation instruction) or 4 (H2, step-by-step causal recipe).
+        data: Path to a CoBe file (JSON array, JSONL or a JSON object keyed by id, of records in the App. B.2
+            schema; ``cobe-data convert`` makes one from the published layouts); default: the built-in set of
+            36 scenarios we wrote (six per graph type, six domains).
+        tier: Prompt tier of App. E: 1 (the records' own queries A-C, and Q4... where published), 2 (D-G),
+            3 (H1, explicit preservation instruction) or 4 (H2, step-by-step causal recipe).
         phrasings: Which of the tier's phrasings to run, e.g. ``"A,C"`` or ``["D"]``; default: all of them.
-        judge_prompts: Optional JSON/YAML file with ``E0`` / ``E1`` / ``E2`` templates replacing ours (placeholders
-            ``$response_text``, ``$eq1``, ``$eq2``, ``$story``, ``$query``), e.g. to use the paper's wording.
+        judge_prompts: Optional JSON/YAML file with ``E0`` / ``E1`` / ``E2`` judge templates replacing ours
+            (placeholders ``$response_text``, ``$eq1``, ``$eq2``, ``$story``, ``$query``).
+        tier_prompts: Optional JSON/YAML file with respondent templates (keys ``tier1``, ``D``-``G``, ``H1``,
+            ``H2``; placeholders ``$story``, ``$query``, ``$intervention``, ``$original``, ``$intervened``,
+            ``$request``) replacing ours.
+        self_judge: Let the model under test judge its own rewrites when no separate ``grader`` is bound (or the
+            grader is the model under test); refused otherwise. Self-judged runs are marked in the log.
         judge_retries: How many times an unreadable judge reply is asked again before the sample is unscored.
         judge_cache: Send judge calls through inspect's model cache, so re-scoring a log does not pay again.
     """
+    if not isinstance(self_judge, bool):
+        raise SuiteInputError(f"Task parameter 'self_judge' must be true or false, got {self_judge!r}.")
+    respondent = load_tier_templates(tier_prompts)
+    dataset = cobe_dataset(data, tier, phrasings, respondent)
+    scorer = cobe_judge(judge_prompts=judge_prompts, retries=judge_retries, cache=judge_cache, self_judge=self_judge)
     return Task(
-        dataset=cobe_dataset(data, tier, phrasings),
+        dataset=dataset,
         solver=generate(),
-        scorer=cobe_judge(judge_prompts=judge_prompts, retries=judge_retries, cache=judge_cache),
+        scorer=scorer,
         version=TASK_VERSION,
-        metadata={"benchmark": "CoBe", "tier": tier},
+        metadata={
+            "benchmark": "CoBe",
+            "tier": tier,
+            "data": "built-in" if data is None else str(data),
+            "builtin": data is None or str(data) == str(BUILTIN_DATA),
+            "judge": judge_record(self_judge, judge_prompts),
+            "respondent_prompts": respondent.describe(),
+        },
     )

@@ -22,7 +22,7 @@ from cobe_inspect.task import cobe
     ("d.json", b'[{"Core Set ID": 1}, 2]', r"d\.json', record #1, field 'Variation ID': is missing\.$"),
     ("d.json", json.dumps([GOOD | {"Story": 5}]).encode(), r"record 7v2 \(#1\), field 'Story': must be a non-empty"),
     ("d.json", json.dumps([GOOD | {"Core Set ID": 1.5}]).encode(), r"field 'Core Set ID': must be a whole number"),
-    ("d.json", json.dumps([GOOD | {"Query": "one"}]).encode(), r"field 'Query': must be a list of exactly 3"),
+    ("d.json", json.dumps([GOOD | {"Query": "one"}]).encode(), r"field 'Query': must be a list of non-empty strings"),
     ("d.jsonl", json.dumps(GOOD | {"Evaluation criteria": [1, 2]}).encode(), r"field 'Evaluation criteria': must"),
 ])
 def test_bad_data_file_fails_task_construction(tmp_path, name, content, message):

@@ -121,8 +121,10 @@ def test_tier_needing_pieces_names_the_records_that_lack_them(tmp_path):
 
 BAD_RECORDS = [
     ({k: v for k, v in GOOD.items() if k != "Story"}, "Story", "is missing"),
-    (dict(GOOD, Query=["only one", "two"]), "Query", "exactly 3"),
-    (dict(GOOD, Query=["a", "b", 3]), "Query", "exactly 3"),
+    (dict(GOOD, Query=[]), "Query", "at least one query"),
+    (dict(GOOD, Query=[None, None]), "Query", "at least one query"),
+    (dict(GOOD, Query=["a", "b", 3]), "Query", "list of non-empty strings"),
+    (dict(GOOD, Query="one"), "Query", "list of non-empty strings"),
     (dict(GOOD, **{"Evaluation criteria": ["just one"]}), "Evaluation criteria", "exactly 2"),
     (dict(GOOD, **{"Evaluation criteria": "a string"}), "Evaluation criteria", "exactly 2"),
     (dict(GOOD, Domain=""), "Domain", "non-empty string"),
@@ -130,6 +132,9 @@ BAD_RECORDS = [
     (dict(GOOD, **{"Graph type": "spiral"}), "Graph type", "chain"),
     (dict(GOOD, **{"Failure mode": "ix"}), "Failure mode", "App. C"),
     (dict(GOOD, Intervention=42), "Intervention", "non-empty string"),
+    (dict(GOOD, **{"Numeric criteria": ["E3"]}), "Numeric criteria", "E1 (preserve) and/or E2"),
+    (dict(GOOD, **{"Causal graph": {"edges": ["a => b"]}}), "Causal graph", "cause -> effect"),
+    (dict(GOOD, **{"Causal graph": {"edges": ["a -> b"], "intervened": "c"}}), "Causal graph", "observed node"),
 ]
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 from inspect_ai.scorer import SampleScore, Score
 
 from cobe_inspect.scorers import (
     check_failure_rates,
+    clustered_stderr,
     cobe_accuracy,
     grouped_accuracy,
     phrasing_summary,
@@ -32,14 +34,60 @@ SCORES = [
 ]
 
 
-def test_accuracy_and_stderr():
+def test_accuracy_and_stderr_clustered_by_scenario():
     result = cobe_accuracy()(SCORES)
     assert result["accuracy"] == pytest.approx(3 / 5)
-    assert result["stderr"] == pytest.approx(math.sqrt(0.3) / math.sqrt(5))
+    assert result["stderr_iid"] == pytest.approx(math.sqrt(0.3) / math.sqrt(5))
+    # residuals from 0.6: scenario 1v1 (0.4, -0.6, 0.4) sums to 0.2, 2v1 (-0.6, 0.4) to -0.2;
+    # CR1: sqrt(G / (G - 1) * (0.2^2 + 0.2^2)) / n = sqrt(2 * 0.08) / 5
+    assert result["stderr"] == pytest.approx(0.08)
+
+
+def test_clustered_stderr_equals_iid_with_one_response_per_scenario():
+    values = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0]
+    iid = float(np.std(values, ddof=1) / math.sqrt(len(values)))
+    assert clustered_stderr(values, [str(i) for i in range(len(values))]) == pytest.approx(iid)
+    assert math.isnan(clustered_stderr(values, ["one"] * len(values)))
+    assert math.isnan(clustered_stderr([], []))
+
+
+def test_clustered_stderr_grows_when_phrasings_agree():
+    # 10 scenarios x 3 phrasings; the phrasings of a scenario always agree: the cluster SE is sqrt(3) times the naive
+    values = [float(i % 2) for i in range(10) for _ in range(3)]
+    clusters = [str(i) for i in range(10) for _ in range(3)]
+    iid = float(np.std(values, ddof=1) / math.sqrt(len(values)))
+    clustered = clustered_stderr(values, clusters)
+    assert clustered > 1.6 * iid
+    assert clustered == pytest.approx(math.sqrt(10 / 9 * 10 * (3 * 0.5) ** 2) / 30)
 
 
 def test_check_failure_rates():
-    assert check_failure_rates()(SCORES) == pytest.approx({"E0_failure": 0.2, "E1_failure": 0.2, "E2_failure": 0.2})
+    rates = check_failure_rates()(SCORES)
+    assert {k: rates[k] for k in ("E0_failure", "E1_failure", "E2_failure")} == pytest.approx(
+        {"E0_failure": 0.2, "E1_failure": 0.2, "E2_failure": 0.2}
+    )
+    assert math.isnan(rates["E4_numeric_failure"]) and math.isnan(rates["E5_latent_failure"])  # nothing tagged
+
+
+def tagged(scenario: str, e1: int, e2: int, numeric: list[str], latent: list[str]) -> SampleScore:
+    score = sample(scenario, "A", "chain", 1, e1, e2)
+    score.sample_metadata.update(numeric_checks=numeric, latent_checks=latent)
+    return score
+
+
+def test_numeric_and_latent_subcriteria_fail_on_their_tagged_checks():
+    scores = [
+        tagged("1v1", 1, 0, ["E2"], []),  # numeric E2 fails
+        tagged("2v1", 0, 1, ["E2"], []),  # numeric tag on E2, which holds: E1 failing is not a numeric failure
+        tagged("3v1", 0, 1, [], ["E1"]),  # latent E1 fails
+        tagged("4v1", 1, 1, [], ["E1"]),
+        tagged("5v1", 1, 1, ["E1", "E2"], ["E1"]),
+        tagged("6v1", 0, 0, [], []),  # untagged: counts for E1/E2 only
+    ]
+    rates = check_failure_rates()(scores)
+    assert rates["E4_numeric_failure"] == pytest.approx(1 / 3)
+    assert rates["E5_latent_failure"] == pytest.approx(1 / 3)
+    assert rates["E1_failure"] == pytest.approx(3 / 6) and rates["E2_failure"] == pytest.approx(2 / 6)
 
 
 def test_grouped_accuracy_with_unlabeled_group():

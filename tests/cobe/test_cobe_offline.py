@@ -14,7 +14,7 @@ def test_cobe_runs_on_the_offline_model(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     [log] = eval(
         "cobe_inspect/cobe",
-        task_args={"judge_retries": 0},
+        task_args={"judge_retries": 0, "self_judge": True},
         model="offline/gemma-3-270m",
         model_args={"n_threads": 1},
         max_tokens=8,

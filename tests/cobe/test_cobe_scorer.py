@@ -43,7 +43,7 @@ def grader_replying(scripted, replies: dict[str, list[str] | str]):
         check = check_of(prompt)
         return queues[check].pop(0) if queues[check] is not None else replies[check]
 
-    return scripted(reply)
+    return scripted(reply, name="judge")  # not the model under test (mockllm/model)
 
 
 def state(completion: str, tier: int = 1, sample_id: str | None = None) -> TaskState:
@@ -71,6 +71,8 @@ async def test_all_checks_pass(scripted):
     assert score.value == {"E0": 1, "E1": 1, "E2": 1, "correct": 1}
     assert len(grader.prompts) == 3 and sorted(map(check_of, grader.prompts)) == ["E0", "E1", "E2"]
     assert score.metadata["judge_replies"] == {"E0": ["T"], "E1": ["T"], "E2": ["T"]}
+    assert score.metadata["grader"] == "mockllm/judge" and score.metadata["self_judged"] is False
+    assert score.metadata["judge_prompts"].startswith("cobe-ours-judge sha256:")
     assert score.explanation == "E0=T E1=T E2=T" and score.answer == GOOD_REWRITE
     prompts = {check_of(p): p for p in grader.prompts}
     assert RECORD.preserve in prompts["E1"] and RECORD.change in prompts["E2"]
@@ -156,7 +158,7 @@ async def test_identical_prompts_are_sent_once_per_run(scripted):
 async def test_judge_prompt_file_overrides_templates(scripted, tmp_path):
     path = tmp_path / "judge.json"
     path.write_text(json.dumps({"E1": "PAPER-STYLE Criterion: \"$eq1\" Rewrite: $response_text"}), encoding="utf-8")
-    grader = scripted(lambda prompt: "T")
+    grader = scripted(lambda prompt: "T", name="judge")
     score = await run(cobe_judge(judge_prompts=str(path), cache=False), grader, state(GOOD_REWRITE))
     assert score.value["correct"] == 1
     custom = [p for p in grader.prompts if p.startswith("PAPER-STYLE")]
@@ -185,3 +187,34 @@ def test_yaml_judge_prompt_file(tmp_path):
     path.write_text("E0: |\n  Connectors fine? $response_text\n  Reply T or F.\n", encoding="utf-8")
     templates = load_judge_templates(path)
     assert templates["E0"].startswith("Connectors fine?") and "must still hold" in templates["E1"]
+
+
+async def test_a_judge_call_that_fails_leaves_the_sample_unscored_with_the_error(scripted):
+    def reply(prompt: str) -> str:
+        if check_of(prompt) == "E1":
+            raise RuntimeError("provider unavailable")
+        return "T"
+
+    grader = scripted(reply, name="judge")
+    score = await run(cobe_judge(cache=False), grader, state(GOOD_REWRITE))
+    assert isinstance(score.value, float) and math.isnan(score.value)
+    assert score.reason == "grader_error"
+    assert "E1: RuntimeError: provider unavailable" in score.explanation
+    assert score.metadata["judge_errors"] == ["E1: RuntimeError: provider unavailable"]
+    assert score.metadata["judge_replies"]["E0"] == ["T"] and score.metadata["judge_replies"]["E1"] == []
+
+
+async def test_the_scorer_refuses_to_let_the_model_under_test_judge_unless_told(scripted):
+    init_model_roles({})
+    with pytest.raises(SuiteInputError, match=r"^CoBe needs a separate judge, but no 'grader' model role is bound"):
+        await cobe_judge(cache=False)(state(GOOD_REWRITE), Target(""))
+    same = scripted("T")  # mockllm/model: the model under test's own name
+    with pytest.raises(SuiteInputError, match=r"role is bound to the model under test \(mockllm/model\)"):
+        await run(cobe_judge(cache=False), same, state(GOOD_REWRITE))
+    score = await run(cobe_judge(cache=False, self_judge=True), same, state(GOOD_REWRITE))
+    assert score.value["correct"] == 1 and score.metadata["self_judged"] is True
+
+
+async def test_empty_response_records_the_judge_too(scripted):
+    score = await run(cobe_judge(cache=False), grader_replying(scripted, {"E0": "T", "E1": "T", "E2": "T"}), state(""))
+    assert score.metadata["grader"] == "mockllm/judge" and score.metadata["self_judged"] is False

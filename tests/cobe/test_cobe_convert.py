@@ -1,0 +1,161 @@
+"""cobe-data convert: the published layouts (site extract, keyed JSON, JSONL records, CSV) to App. B.2 records,
+with partial views merged, exact copies dropped and conflicts named; the loader on what it writes."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from test_cobe_dataset import GOOD
+
+from causal_suite.errors import SuiteInputError
+from cobe_inspect.dataset import cobe_dataset, load_records
+from cobe_inspect.records.convert import Warnings, convert, main, write_records
+
+SITE_ITEM = {
+    "example_id": "9v2",
+    "original": "The kettle boiled, so Ida made tea.",
+    "query": "Rewrite the original text, based on what would have happened instead had the kettle broken.",
+    "gold_answer": "The kettle broke, so Ida drank water.",
+    "should_not_change": ["Ida wanted a drink."],
+    "should_change": ["The kettle boiled.", "Ida made tea."],
+    "failure_pattern": "iii",
+    "model": "Some-Model",
+    "model_output": "The kettle broke, so Ida made tea.",
+    "verdict": "wrong",
+    "failing_check": "change (E2)",
+}
+
+
+def jsonl(tmp_path, name, items):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
+    return path
+
+
+def test_site_item_becomes_a_b2_record_with_its_published_response(tmp_path):
+    [record] = convert([jsonl(tmp_path, "site.jsonl", [SITE_ITEM])])
+    assert (record["Core Set ID"], record["Variation ID"]) == (9, 2)
+    assert record["Query"] == [SITE_ITEM["query"]]  # the paper's template A: position 0
+    assert record["Evaluation criteria"] == ["Ida wanted a drink.", "The kettle boiled. Ida made tea."]
+    assert record["Failure mode"] == "iii" and "Domain" not in record
+    assert record["Published responses"] == [
+        {"model": "Some-Model", "query": "A", "response": SITE_ITEM["model_output"], "verdict": "wrong",
+         "failing_check": "change (E2)"}
+    ]
+
+
+def test_a_lone_query_is_placed_by_its_wording(tmp_path):
+    b = dict(SITE_ITEM, query="Based on the preceding text, rewrite the scenario to reflect what would have happened "
+                              "if the kettle had broken.", query_idx=5)
+    [record] = convert([jsonl(tmp_path, "b.jsonl", [b])])
+    assert record["Query"] == [None, b["query"]]
+    with pytest.raises(SuiteInputError, match=r"line 1, field 'query': a lone query must open like"):
+        convert([jsonl(tmp_path, "x.jsonl", [dict(SITE_ITEM, query="What if the kettle broke?")])])
+
+
+def test_two_partial_views_merge_and_an_exact_copy_is_dropped_with_a_warning(tmp_path):
+    schema_view = {k: v for k, v in SITE_ITEM.items() if k not in ("model", "model_output", "verdict",
+                                                                   "failing_check", "failure_pattern")}
+    schema_view |= {"domain": "Everyday", "query": [SITE_ITEM["query"], "Based on the preceding text, x.",
+                                                     "Rewrite the above passage, y."]}
+    warn = Warnings()
+    [record] = convert([jsonl(tmp_path, "s.jsonl", [SITE_ITEM, schema_view, SITE_ITEM])], warn=warn)
+    assert record["Domain"] == "Everyday" and record["Failure mode"] == "iii" and len(record["Query"]) == 3
+    assert len(record["Published responses"]) == 1
+    assert warn.lines[0].startswith("note: merged s.jsonl line 2 into scenario 9v2 (s.jsonl line 1)")
+    assert warn.lines[1] == "warning: dropped s.jsonl line 3: an exact duplicate of scenario 9v2 (s.jsonl line 1)."
+
+
+def test_views_that_disagree_fail_naming_the_scenario_field_and_both_sources(tmp_path):
+    other = dict(SITE_ITEM, gold_answer="The kettle broke; Ida had juice.")
+    with pytest.raises(SuiteInputError) as err:
+        convert([jsonl(tmp_path, "s.jsonl", [SITE_ITEM, other])])
+    message = str(err.value)
+    assert message.startswith("CoBe convert: scenario 9v2: s.jsonl line 1 and s.jsonl line 2 disagree on "
+                              "'Illustrative answer (not scored)'")
+    query_clash = dict(SITE_ITEM, query=[SITE_ITEM["query"][:-1] + " today."])
+    with pytest.raises(SuiteInputError, match=r"disagree on 'Query' A"):
+        convert([jsonl(tmp_path, "q.jsonl", [SITE_ITEM, query_clash])])
+
+
+def test_keyed_json_and_records_with_more_than_three_queries(tmp_path):
+    five = GOOD["Query"] + ["Rewrite had it cracked.", "Rewrite had it leaked."]
+    body = {k: v for k, v in GOOD.items() if k not in ("Core Set ID", "Variation ID")} | {"Query": five}
+    keyed = tmp_path / "keyed.json"
+    keyed.write_text(json.dumps({"7v2": body, "7v3": dict(body, Domain="Healthcare")}, indent=2), encoding="utf-8")
+    records = convert([keyed])
+    assert [(r["Core Set ID"], r["Variation ID"]) for r in records] == [(7, 2), (7, 3)]
+    assert records[0]["Query"] == five
+    # the loader reads a keyed file itself, and Tier 1 runs every query: A, B, C, Q4, Q5
+    loaded = load_records(keyed)
+    assert [slot for slot, _ in loaded[0].query_slots] == ["A", "B", "C", "Q4", "Q5"]
+    assert [s.id for s in cobe_dataset(str(keyed))][:5] == ["7v2-A", "7v2-B", "7v2-C", "7v2-Q4", "7v2-Q5"]
+    assert [s.id for s in cobe_dataset(str(keyed), phrasings="Q5")] == ["7v2-Q5", "7v3-Q5"]
+    keyed.write_text(json.dumps({"7v2": dict(body, **{"Variation ID": 4})}), encoding="utf-8")
+    with pytest.raises(SuiteInputError, match=r"record 7v2, field 'Variation ID': 4 disagrees with the key '7v2'"):
+        load_records(keyed)
+
+
+def test_csv_layout_with_numbered_and_json_list_columns(tmp_path):
+    path = tmp_path / "kaggle.csv"
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["Core Set ID", "Variation ID", "Domain", "Story", "Query 1", "Query 2", "Query 3", "Query 4",
+                         "Illustrative answer (not scored)", "Evaluation criteria", "Graph type"])
+        answer, criteria = GOOD["Illustrative answer (not scored)"], json.dumps(GOOD["Evaluation criteria"])
+        writer.writerow([7, 2, "Everyday", GOOD["Story"], *GOOD["Query"], "Rewrite had it cracked.", answer, criteria,
+                         "Fork-like"])
+        writer.writerow([7, 3, "Everyday", GOOD["Story"], GOOD["Query"][0], "", "", "",
+                         GOOD["Illustrative answer (not scored)"], json.dumps(GOOD["Evaluation criteria"]), ""])
+    first, second = convert([path])
+    assert first["Query"] == GOOD["Query"] + ["Rewrite had it cracked."] and first["Graph type"] == "Fork-like"
+    assert second["Query"] == [GOOD["Query"][0]] and "Graph type" not in second
+    out = tmp_path / "out.jsonl"
+    write_records([first, second], out)
+    assert [r.graph_type for r in load_records(out)] == ["fork", None]
+
+
+def test_output_is_validated_before_it_is_written(tmp_path):
+    bad = dict(GOOD, **{"Evaluation criteria": ["only one"]})
+    with pytest.raises(SuiteInputError, match=r"field 'Evaluation criteria': must be a list of exactly 2"):
+        convert([jsonl(tmp_path, "bad.jsonl", [bad])])
+    with pytest.raises(SuiteInputError, match=r"field 'gold_answer': is missing"):
+        convert([jsonl(tmp_path, "s.jsonl", [{k: v for k, v in SITE_ITEM.items() if k != "gold_answer"}])])
+
+
+def test_the_loader_points_a_site_extract_to_the_converter(tmp_path):
+    with pytest.raises(SuiteInputError, match=r"is an item of the CoBe site extract.*cobe-data convert"):
+        load_records(jsonl(tmp_path, "site.jsonl", [SITE_ITEM]))
+
+
+def test_command_line(tmp_path, capsys):
+    src = jsonl(tmp_path, "s.jsonl", [SITE_ITEM, SITE_ITEM])
+    out = tmp_path / "records.json"
+    assert main(["convert", str(src), "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "wrote 1 records (1 queries) to" in captured.out and "dropped s.jsonl line 2" in captured.err
+    assert load_records(out)[0].scenario_id == "9v2"
+    clash = jsonl(tmp_path, "c.jsonl", [SITE_ITEM, dict(SITE_ITEM, original="Another story.")])
+    with pytest.raises(SystemExit) as stop:
+        main(["convert", str(clash), "-o", str(tmp_path / "never.jsonl")])
+    assert stop.value.code == 2 and "disagree on 'Story'" in capsys.readouterr().err
+    assert not (tmp_path / "never.jsonl").exists()
+
+
+@pytest.mark.shared_data
+def test_the_published_site_examples(shared_dir, tmp_path):
+    warn = Warnings()
+    records = convert([shared_dir / "data" / "cobe" / "cobe_site_examples.jsonl"], warn=warn)
+    assert len(records) == 11 and warn.lines == [
+        "note: merged cobe_site_examples.jsonl line 9 into scenario 317v3 (cobe_site_examples.jsonl line 4): "
+        "two partial views of one item."
+    ]
+    by_id = {f"{r['Core Set ID']}v{r['Variation ID']}": r for r in records}
+    merged = by_id["317v3"]
+    assert len(merged["Query"]) == 3 and merged["Domain"] == "Everyday" and merged["Failure mode"] == "iv"
+    assert len(merged["Sources"]) == 3 and merged["Published responses"][0]["verdict"] == "wrong"
+    assert by_id["119v6"]["Query"][0] is None and by_id["143v10"]["Query"][:2] == [None, None]
+    assert by_id["102v17"]["Domain (legacy run)"] == "Health and Medicine" and "Domain" not in by_id["102v17"]
+    assert by_id["119v6"]["Evaluation criteria"][1] == "Final five patients recovered. Rate stayed at 92%."
