@@ -112,20 +112,24 @@ def check_tier_fields(
     """Fail, naming the records and fields, when the chosen phrasings need pieces that some records lack."""
     templates = (prompts or load_tier_templates(None)).templates
     lacking: dict[str, set[str]] = {}
+    failing: list[str] = []
     for phrasing in phrasings or ():
         template = templates[template_key(phrasing)]
         for record in records:
             missing = _fill(record, phrasing, template)[2]
             if missing:
                 lacking.setdefault(record.scenario_id, set()).update(missing)
+                failing += [phrasing] if phrasing not in failing else []
     if lacking:
         needed = sorted({f for fs in lacking.values() for f in fs})
         ids = list(lacking)
         shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
         hint = " (or a query stating 'what would have happened ... had <clause>')" if "Intervention" in needed else ""
+        fine = [p for p in phrasings or () if p not in failing]
+        rest = f"; phrasing(s) {', '.join(fine)} can run on them (-T phrasings={','.join(fine)})" if fine else ""
         raise SuiteInputError(
-            f"CoBe file '{path or BUILTIN_DATA}': phrasings {', '.join(phrasings or ())} need the field(s) "
-            f"{', '.join(repr(f) for f in needed)}{hint}, which record(s) {shown} lack."
+            f"CoBe file '{path or BUILTIN_DATA}': phrasing(s) {', '.join(failing)} need the field(s) "
+            f"{', '.join(repr(f) for f in needed)}{hint}, which record(s) {shown} lack{rest}."
         )
 
 

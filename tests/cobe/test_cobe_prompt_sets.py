@@ -84,7 +84,7 @@ def test_a_tier_prompt_that_needs_a_field_names_the_records_without_it(tmp_path)
         "Evaluation criteria": ["There was a match.", "It rained. The match was off."],
     }
     data.write_text(json.dumps([record]), encoding="utf-8")
-    with pytest.raises(SuiteInputError, match=r"phrasings H1 need the field\(s\) 'Intervened event'.*1v1"):
+    with pytest.raises(SuiteInputError, match=r"phrasing\(s\) H1 need the field\(s\) 'Intervened event'.*1v1"):
         cobe_dataset(str(data), tier=3, prompts=load_tier_templates(path))
     # the H2 entry uses $request, which a published record always has (its own query)
     h2 = next(iter(cobe_dataset(str(data), tier=4, prompts=load_tier_templates(path))))

@@ -83,8 +83,9 @@ def test_e_to_g_name_the_fields_each_record_lacks(tmp_path):
     with pytest.raises(SuiteInputError) as err:
         cobe_dataset(path, tier=2)
     message = str(err.value)
-    assert "phrasings D, E, F, G need the field(s) 'Intervened event', 'Original event'" in message
-    assert "which record(s) 317v3 lack" in message and "317v5" not in message
+    assert "phrasing(s) E, F, G need the field(s) 'Intervened event', 'Original event'" in message
+    assert "which record(s) 317v3 lack; phrasing(s) D can run on them (-T phrasings=D)." in message
+    assert "317v5" not in message
     assert len(list(cobe_dataset(path, tier=2, phrasings="D"))) == 2
 
 
