@@ -16,7 +16,7 @@ sample's Y.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,13 +89,17 @@ def pi_by_base(scores: list[SampleScore]) -> dict[str, float]:
     return {b: ccd_pi(ps[0].y_base, [p.y_twin for p in ps]) for b, ps in pairs.items()}
 
 
+def _mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else float("nan")
+
+
 @metric
 def base_accuracy() -> Metric:
     """Mean Y over the base problems."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        ys = list(base_outcomes(scores).values())
-        return sum(ys) / len(ys) if ys else float("nan")
+        return _mean(base_outcomes(scores).values())
 
     return compute
 
@@ -143,8 +147,7 @@ def mean_pi() -> Metric:
     """Mean pi(J) over the solved bases that have twins."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        pis = list(pi_by_base(scores).values())
-        return sum(pis) / len(pis) if pis else float("nan")
+        return _mean(pi_by_base(scores).values())
 
     return compute
 
@@ -154,8 +157,7 @@ def fragile_fraction() -> Metric:
     """Share of solved bases with pi > 0.05 (§7 step 9; ``causal_suite.fragility.FRAGILE_THRESHOLD``)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        pis = list(pi_by_base(scores).values())
-        return sum(is_fragile(pi) for pi in pis) / len(pis) if pis else float("nan")
+        return _mean([is_fragile(pi) for pi in pi_by_base(scores).values()])
 
     return compute
 
