@@ -22,8 +22,9 @@ from pathlib import Path
 from inspect_ai.log import read_eval_log
 from sklearn.metrics import cohen_kappa_score
 
-from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.errors import SuiteInputError, reports_input_errors, require_file
 from causal_suite.jsonl import read_text
+from causal_suite.scores import is_unscored
 
 SCORER = "cobe_judge"
 HUMAN_VALUES = {"1": 1, "0": 0}
@@ -82,7 +83,7 @@ def judge_verdicts(log_path: str | Path) -> dict[str, int | None]:
         score = (sample.scores or {}).get(SCORER)
         if score is None:
             raise SuiteInputError(f"Eval log '{log_path}', sample {sample.id}: no '{SCORER}' score; is it a CoBe log?")
-        verdicts[str(sample.id)] = int(score.value["correct"]) if isinstance(score.value, dict) else None
+        verdicts[str(sample.id)] = None if is_unscored(score.value) else int(score.value["correct"])
     if not verdicts:
         raise SuiteInputError(f"Eval log '{log_path}' holds no samples.")
     return verdicts
@@ -126,15 +127,13 @@ def format_report(result: Agreement) -> str:
     return "\n".join(lines)
 
 
+@reports_input_errors("python -m cobe_inspect.agreement")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cobe_inspect.agreement", description=__doc__.split("\n\n")[0])
     parser.add_argument("log", help="a CoBe eval log (.eval or .json)")
     parser.add_argument("labels", help="CSV with columns sample_id,human (1 = valid rewrite)")
     args = parser.parse_args(argv)
-    try:
-        result = agreement(judge_verdicts(args.log), read_labels(args.labels))
-    except SuiteInputError as exc:
-        parser.exit(2, f"error: {exc}\n")
+    result = agreement(judge_verdicts(args.log), read_labels(args.labels))
     print(format_report(result))
     return 0
 

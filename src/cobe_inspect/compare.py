@@ -30,7 +30,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, read_eval_log
 
-from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.errors import SuiteInputError, reports_input_errors, require_file
 
 SCORER = "cobe_judge"
 FIG6 = (("upstream", "E1_failure", "E1 upstream (our E1 preserve)"),
@@ -170,6 +170,7 @@ def compare_log(log: EvalLog, paper: dict[str, Any], paper_model: str | None = N
     return "\n".join(lines)
 
 
+@reports_input_errors("python -m cobe_inspect.compare")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cobe_inspect.compare", description=__doc__.split("\n\n")[0])
     parser.add_argument("logs", nargs="+", help="CoBe eval logs (.eval or .json)")
@@ -178,12 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     paper = paper_results()
     if args.paper_model and args.paper_model not in paper["models"]:
-        parser.exit(2, f"error: --paper-model must be one of {', '.join(paper['models'])}, got {args.paper_model!r}.\n")
-    try:
-        blocks = [compare_log(read_eval_log(str(require_file(p, "Eval log"))), paper, args.paper_model)
-                  for p in args.logs]
-    except SuiteInputError as exc:
-        parser.exit(2, f"error: {exc}\n")
+        raise SuiteInputError(f"--paper-model must be one of {', '.join(paper['models'])}, got {args.paper_model!r}.")
+    blocks = [compare_log(read_eval_log(str(require_file(p, "Eval log"))), paper, args.paper_model) for p in args.logs]
     print("CoBe: our figures beside the paper's (Raghavan et al., arXiv:2610.13057; percent)\n")
     print("\n\n".join(blocks))
     return 0

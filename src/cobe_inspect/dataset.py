@@ -15,6 +15,7 @@ from pathlib import Path
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.params import comma_list
 from cobe_inspect.prompts import (
     PLACEHOLDER_FIELDS,
     REQUEST_FROM_EVENT,
@@ -66,7 +67,7 @@ def resolve_phrasings(tier: int, phrasings: str | list[str] | tuple[str, ...] | 
     allowed = TIER_PHRASINGS[tier]
     if phrasings is None:
         return None if tier == 1 else allowed
-    wanted = [p.strip().upper() for p in (phrasings.split(",") if isinstance(phrasings, str) else phrasings)]
+    wanted = [p.upper() for p in comma_list(phrasings)]
     ok = (lambda p: slot_position(p) is not None) if tier == 1 else (lambda p: p in allowed)
     bad = [p for p in wanted if not ok(p)]
     if bad or not wanted:

@@ -46,6 +46,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.scores import is_unscored
 from cobe_inspect.prompts import CHECKS, FINAL_STORY_MARKER, JUDGE_RETRY, judge_prompt, load_judge_prompts
 
 DEFAULT_RETRIES = 2
@@ -166,7 +167,7 @@ def _value(s: SampleScore, key: str) -> float:
 
 
 def _scored(scores: list[SampleScore]) -> list[SampleScore]:
-    return [s for s in scores if isinstance(s.score.value, dict)]
+    return [s for s in scores if not is_unscored(s.score.value)]
 
 
 def clustered_stderr(values: list[float], clusters: list[str]) -> float:

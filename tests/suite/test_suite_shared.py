@@ -71,7 +71,7 @@ def test_pi_and_the_fragility_threshold():
     assert fragility.is_fragile(np.array([0.0, 0.2])).tolist() == [False, True]
 
 
-@pytest.mark.parametrize("package", ["glass_inspect"])
+@pytest.mark.parametrize("package", ["glass_inspect", "cobe_inspect"])
 def test_every_task_has_a_version_in_one_scheme(package):
     import importlib
 

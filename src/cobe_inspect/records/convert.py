@@ -42,7 +42,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.errors import SuiteInputError, reports_input_errors, require_file
 from causal_suite.files import write_text_atomic
 from causal_suite.jsonl import read_text
 from cobe_inspect.records.queries import paper_query_position, slot_name
@@ -354,6 +354,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if total else 0
 
 
+@reports_input_errors("cobe-data")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cobe-data", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -364,11 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     check = sub.add_parser("check", help="load CoBe files and run the authoring checks (exit 1 on findings)")
     check.add_argument("files", nargs="+", help="CoBe record files")
     args = parser.parse_args(argv)
-    try:
-        return _cmd_convert(args) if args.command == "convert" else _cmd_check(args)
-    except SuiteInputError as exc:
-        parser.exit(2, f"error: {exc}\n")
-    return 0
+    return _cmd_convert(args) if args.command == "convert" else _cmd_check(args)
 
 
 if __name__ == "__main__":
