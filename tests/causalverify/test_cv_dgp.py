@@ -9,9 +9,10 @@ from collections import Counter
 import pytest
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect import dgp
-from causalverify_inspect.consistency import accuracy_table
-from causalverify_inspect.scenarios import builtin_records_path, load_scenarios
+from causalverify_inspect.scenarios import dgp, load_scenarios
+from causalverify_inspect.scenarios.cli import main as causalverify_data
+from causalverify_inspect.scenarios.consistency import accuracy_table
+from causalverify_inspect.scenarios.records import builtin_records_path
 
 
 def _first_of_each_family():
@@ -41,7 +42,7 @@ def test_same_seed_same_bytes_other_seed_other_data():
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
     out = tmp_path_factory.mktemp("cv") / "set"
-    assert dgp.main(["--out", str(out), "--seed", str(dgp.DEFAULT_SEED)]) == 0
+    assert causalverify_data(["--out", str(out), "--seed", str(dgp.DEFAULT_SEED)]) == 0
     return out
 
 
@@ -66,7 +67,7 @@ def test_canonical_is_close_to_truth(generated):
 
 def test_cli_refuses_a_foreign_non_empty_folder(tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("mine")
-    assert dgp.main(["--out", str(tmp_path)]) == 1
+    assert causalverify_data(["--out", str(tmp_path)]) == 1
     assert "not empty" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 

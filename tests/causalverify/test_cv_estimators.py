@@ -11,7 +11,7 @@ import pyfixest as pf
 import pytest
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.estimators import canonical_estimate
+from causalverify_inspect.scenarios.estimators import canonical_estimate
 
 UPSTREAM = "data/causalverify"
 

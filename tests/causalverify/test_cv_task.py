@@ -9,7 +9,7 @@ import pytest
 from inspect_ai import eval
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.estimators import canonical_estimate
+from causalverify_inspect.scenarios.estimators import canonical_estimate
 from causalverify_inspect.task import exp_b
 
 # Our reference solutions (one per family): the canonical specification written in base R / AER.

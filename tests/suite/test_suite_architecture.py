@@ -31,18 +31,13 @@ GRAPH = import_graph.build_graph(REPO / "src")
 
 # Cycles that exist and are scheduled for removal. Each entry is the full set of modules of one strongly connected
 # component; a cycle is accepted only if it lies inside one of these sets.
-KNOWN_CYCLES = [
-    # causalverify_inspect: scenarios -> dgp -> estimators/consistency -> scenarios (function-level imports in dgp).
-    # Scheduled: the causalverify pass of issue 14 moves these into a causalverify_inspect/scenarios/ data-tooling
-    # subpackage (types, DGPs, estimators, consistency, sources), which removes the cycle; delete this entry then.
-    {"causalverify_inspect.consistency", "causalverify_inspect.dgp", "causalverify_inspect.estimators",
-     "causalverify_inspect.scenarios"},
-]
+KNOWN_CYCLES: list[set[str]] = []
 
 BENCHMARKS = ("cobe_inspect", "glass_inspect", "causalverify_inspect", "frail")
 SUITE_APPS = ("causal_suite.cli", "causal_suite.report", "causal_suite.rescore")  # the causal-suite command
 PURE = {"glass_inspect": ("glass_inspect.answers", "glass_inspect.prompts")}
-DATA_TOOLING = {"glass_inspect": "glass_inspect.corpus", "cobe_inspect": "cobe_inspect.records"}
+DATA_TOOLING = {"glass_inspect": "glass_inspect.corpus", "cobe_inspect": "cobe_inspect.records",
+                "causalverify_inspect": "causalverify_inspect.scenarios"}
 # consumer package -> the modules (prefixes) of other benchmark packages it may import
 CONSUMERS = {"frail": ("glass_inspect.corpus", "glass_inspect.answers")}
 PRIVATE_INSPECT_HOME = "causal_suite.inspect_compat"

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.scenarios import Scenario
+from causalverify_inspect.scenarios.records import Scenario
 
 _NUM = r"(-?\d[\d,]*(?:\.\d+)?)"
 _SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")

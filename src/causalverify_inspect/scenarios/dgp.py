@@ -13,12 +13,10 @@ CLI: ``causalverify-data --out DIR [--seed S]`` writes ``DIR/scenarios.json`` an
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,19 +25,21 @@ import numpy as np
 import pandas as pd
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.scenarios import (
+from causal_suite.files import sha256_file
+from causalverify_inspect.scenarios.consistency import audit_or_raise
+from causalverify_inspect.scenarios.estimators import canonical_estimate
+from causalverify_inspect.scenarios.records import (
     DIFFICULTIES,
     FAMILIES,
     RECORDS_FILE,
     builtin_records_path,
-    file_sha256,
     read_records,
     scenario_from_record,
 )
 
 DEFAULT_SEED = 20260601
 GENERATOR = "causalverify_inspect.dgp v1"
-SETTINGS_PATH = Path(__file__).parent / "data" / "dgp_settings.json"
+SETTINGS_PATH = Path(__file__).parent.parent / "data" / "dgp_settings.json"
 SHORT = {"DID": "did", "EVENT_STUDY": "es", "IV": "iv", "RDD": "rdd"}
 #: Scenarios per family and tier (issue 6: 30 DID, 24 ES, 24 IV, 22 RDD).
 COUNTS = {"DID": (10, 10, 10), "EVENT_STUDY": (8, 8, 8), "IV": (8, 8, 8), "RDD": (7, 8, 7)}
@@ -322,7 +322,6 @@ def simulate(plan: Plan, seed: int) -> Realised:
 
 # ------------------------------------------------------------------------------------------------------- writing
 def _record(r: Realised, data_file: str, sha: str) -> dict:
-    from causalverify_inspect.estimators import canonical_estimate  # statsmodels/pyfixest: only when recording
 
     data = pd.read_csv(io.StringIO(r.csv))
     can = canonical_estimate(data, r.plan.family, r.design)
@@ -353,7 +352,7 @@ def _write_csvs(folder: Path, seed: int) -> list[tuple[Realised, str, str]]:
         data_file = f"data/{plan.scenario_id}.csv"
         path = folder / data_file
         path.write_bytes(r.csv.encode("ascii"))
-        out.append((r, data_file, file_sha256(path)))
+        out.append((r, data_file, sha256_file(path)))
     return out
 
 
@@ -378,7 +377,6 @@ def _publish(tmp: Path, target: Path) -> None:
 
 def write_set(out: str | Path, seed: int = DEFAULT_SEED) -> list[dict]:
     """Generate the 100 scenarios into ``out``, audit them, then publish; returns the records."""
-    from causalverify_inspect.consistency import audit_or_raise
 
     target = Path(out)
     if target.exists() and not (target / RECORDS_FILE).exists() and any(target.iterdir()):
@@ -402,7 +400,7 @@ def ensure_builtin_data() -> Path:
 
     records_path = builtin_records_path()
     doc = read_records(records_path)
-    folder = cache_dir() / "causalverify" / f"builtin-{file_sha256(records_path)[:16]}"
+    folder = cache_dir() / "causalverify" / f"builtin-{sha256_file(records_path)[:16]}"
     if (folder / RECORDS_FILE).exists() and all((folder / r["data_file"]).exists() for r in doc["scenarios"]):
         return folder
     tmp = _fresh(folder)
@@ -422,26 +420,3 @@ def ensure_builtin_data() -> Path:
         if tmp.exists():
             shutil.rmtree(tmp)
     return folder
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``causalverify-data --out DIR [--seed S]``: write the 100 scenarios and print a summary."""
-    parser = argparse.ArgumentParser(prog="causalverify-data", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True, help="folder to write scenarios.json and data/*.csv into")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
-    args = parser.parse_args(argv)
-    try:
-        records = write_set(args.out, args.seed)
-    except SuiteInputError as exc:
-        print(f"causalverify-data: {exc}", file=sys.stderr)
-        return 1
-    from causalverify_inspect.consistency import accuracy_table
-    from causalverify_inspect.scenarios import load_scenarios
-
-    print(f"wrote {len(records)} scenarios to {args.out} (seed {args.seed}); consistency audit passed")
-    print(accuracy_table(load_scenarios(args.out)))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

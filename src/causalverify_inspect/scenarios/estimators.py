@@ -26,7 +26,7 @@ import pyfixest as pf
 import statsmodels.api as sm
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.scenarios import (FAMILIES, UPSTREAM_RDD, CanonicalEstimate, iv_default_controls,
+from causalverify_inspect.scenarios.records import (FAMILIES, UPSTREAM_RDD, CanonicalEstimate, iv_default_controls,
                                             missing_columns)
 
 MIN_RDD_OBS = 30
