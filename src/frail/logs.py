@@ -6,6 +6,11 @@ metadata is ``TextRecord.sample_metadata()``. Y(text) is the per-sample reduced 
 Dose membership lives only in the manifests the run covered (task metadata ``{"glass": {"corpus", "suite",
 "manifests": [{"dose", "path", "sha256"}]}}``); ``--corpus`` replaces the recorded corpus when the log lacks it or
 the corpus moved. One observation is written per manifest row whose base and twin were both scored.
+
+Both layouts of the draws read the same: one draw per epoch (each EvalSample's ``glass_match`` score is one draw,
+``Score.answer`` / ``Score.value``) or all draws inside the sample (``-T layout=sample``: the score's metadata
+``answers`` / ``correct`` lists, draw order). ``score_draws`` turns either into the draws; Y is the reduced score
+in both, and ``y_base_epoch_mean`` is the fraction of the base's draws that are correct.
 """
 
 from __future__ import annotations
@@ -43,6 +48,19 @@ class LogScores:
     unscored: set[str] = field(default_factory=set)
     manifests: dict[int, dict[str, Any]] = field(default_factory=dict)
     corpus: str | None = None
+
+
+def score_draws(score: Any) -> list[tuple[str | None, float]] | None:
+    """The draws one per-epoch ``glass_match`` score holds, as (normalised answer, correct) in draw order: its own
+    draw (epochs layout), or the ``answers`` / ``correct`` lists of an in-sample score; None when unscored."""
+    value = as_float(score.value) if score is not None else None
+    if value is None:
+        return None
+    meta = score.metadata or {}
+    answers, correct = meta.get("answers"), meta.get("correct")
+    if isinstance(answers, list) and isinstance(correct, list) and len(answers) == len(correct):
+        return [(None if a is None else str(a), float(c)) for a, c in zip(answers, correct)]
+    return [(None if score.answer is None else str(score.answer), value)]
 
 
 def _glass_metadata(log: Any) -> dict[str, Any] | None:
@@ -110,9 +128,9 @@ def _read_one(path: Path, scores: LogScores | None) -> LogScores:
     for sample in read_eval_log_samples(str(path), exclude_fields=HEAVY_FIELDS):
         sample_contract(path, sample)
         text_ids.add(str(sample.id))
-        value = as_float(sample.scores[SCORER].value) if sample.scores and SCORER in sample.scores else None
-        if value is not None:
-            per_epoch.setdefault(str(sample.id), []).append(value)
+        draws = score_draws((sample.scores or {}).get(SCORER))
+        if draws is not None:
+            per_epoch.setdefault(str(sample.id), []).extend(correct for _, correct in draws)
     reduced = {str(s.sample_id): as_float(s.value) for s in reductions[0].samples}
     for text_id in text_ids:
         value = reduced.get(text_id)

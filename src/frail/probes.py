@@ -25,7 +25,8 @@ File format (``frail probes --out base_probes.json``; JSON, written atomically):
      "probes": {"<base_id>": {"accuracy": 0.8, ...}}}
 
 Collection rules (``collect_probes_from_logs``): inspect keeps one EvalSample per (sample id, epoch), and each
-holds that draw's ``glass_match`` score; the draws of a base sample are the EvalSamples of its id, and they also
+holds that draw's ``glass_match`` score, or all the draws of the prompt when they were made inside the sample
+(``-T layout=sample``; ``frail.logs.score_draws`` reads both); the draws of a base sample are those of its id, and they also
 apply to a base riding along in the sample's ``same_text`` metadata. A base with an unscored draw (a machinery
 failure) gets no probes, as its reduced Y is unscored too. A base scored in several logs takes the draws of the
 first log that has it (pooling would give it more draws than the others). All bases must have the same number of
@@ -51,10 +52,9 @@ from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.fields import NUMBER, require
 from causal_suite.files import sha256_file, write_text_atomic
 from causal_suite.jsonl import read_json
-from causal_suite.scores import as_float
 from glass_inspect.answers import answer_groups, answers_match
 
-from .logs import SCORER, HEAVY_FIELDS, read_header, sample_contract
+from .logs import SCORER, HEAVY_FIELDS, read_header, sample_contract, score_draws
 from .pairs import PairObservation, require_one_solver
 
 FORMAT = "frail-base-probes"
@@ -155,13 +155,12 @@ def _read_draws(path: Path) -> tuple[str, dict[str, _Draws]]:
         if not bases:
             continue
         entry = draws.setdefault(str(sample.id), _Draws(suite=str(meta.get("suite") or ""), bases=bases))
-        score = (sample.scores or {}).get(SCORER)
-        value = as_float(score.value) if score is not None else None
-        if value is None:
+        drawn = score_draws((sample.scores or {}).get(SCORER))
+        if drawn is None:
             entry.unscored = True
             continue
-        entry.answers.append(None if score.answer is None else str(score.answer))
-        entry.correct.append(value)
+        entry.answers.extend(answer for answer, _ in drawn)
+        entry.correct.extend(correct for _, correct in drawn)
     return log.eval.model, draws
 
 

@@ -2,12 +2,14 @@
 Difficulty for LLMs*, arXiv:2611.02065, §1, §3, §7 step 8, §11), and the No-Op audit task (§3.3).
 
 Each unique prompt text of the chosen dose manifests (bases and twins; identity twins kept apart) is answered
-``epochs`` times at ``temperature``; Y is the modal extracted answer's exact match (``scorers.modal_answer``), and
+``epochs`` times at ``temperature`` (one draw per inspect epoch, or with ``layout=sample`` all draws inside one
+sample: one request with ``num_choices`` where the provider supports it; ``solvers`` module docstring); Y is the modal extracted answer's exact match (``scorers.modal_answer``), and
 the metrics report base accuracy, break rates P(B=1 | Y(base)=1) overall / per family / per dose, mean pi,
 the fragile fraction and the identity-twin floor.
 
     inspect eval glass_inspect/glassgsm --model offline/gemma-3-270m --limit 2 --epochs 1
     inspect eval glass_inspect/glassmath -T corpus=out/math -T doses=1,9 -T families=sentence_reorder
+    inspect eval glass_inspect/glassgsm -T layout=sample --model vllm/...   # 5 draws per request
 
 The task metadata ``glass`` (``log.eval.metadata["glass"]``) records the corpus, suite, doses, families and the
 manifests used (dose, path, sha256), which Frail reads back with the sample metadata.
@@ -34,7 +36,7 @@ from glass_inspect.corpus.contract import DEFAULT_DOSES as DOSES
 from glass_inspect.corpus.contract import parse_doses, read_corpus_info, read_pool
 from glass_inspect.dataset import GlassSelection, audit_samples, glass_dataset, parse_families
 from glass_inspect.scorers import glass_match, modal_answer, noop_verdict
-from glass_inspect.solvers import adjudicate, glass_solve
+from glass_inspect.solvers import adjudicate, glass_solve, parse_choices, parse_layout
 
 DEFAULT_DOSES = ",".join(map(str, DOSES))
 NUM_EPOCHS = 5
@@ -49,8 +51,17 @@ def glass_task(
     epochs: int,
     temperature: float,
     identity: bool,
+    layout: str = "epochs",
+    choices: str | bool = "auto",
 ) -> Task:
     """The eval task of one suite (shared by ``glassgsm`` and ``glassmath``); validates before any model call."""
+    layout, choices = parse_layout(layout), parse_choices(choices)
+    try:
+        epochs = int(epochs)
+    except (TypeError, ValueError):
+        epochs = 0
+    if epochs < 1:
+        raise SuiteInputError("epochs: the draws per prompt must be a whole number >= 1.")
     if corpus is None:
         root = Path(default_corpus(suite))
     else:
@@ -59,11 +70,13 @@ def glass_task(
             raise SuiteInputError(f"glass corpus directory '{root}' is a file: pass the folder `glass-build` wrote.")
     selection = GlassSelection(root, suite, parse_doses(doses), parse_families(families), bool(identity))
     dataset, meta = glass_dataset(selection)
+    in_sample = layout == "sample"
+    meta |= {"layout": layout} | ({"draws": epochs, "choices": choices} if in_sample else {})
     return Task(
         dataset=dataset,
-        solver=glass_solve(suite),
+        solver=glass_solve(suite, draws=epochs, choices=choices) if in_sample else glass_solve(suite),
         scorer=glass_match(suite),
-        epochs=Epochs(epochs, modal_answer()),
+        epochs=Epochs(1 if in_sample else epochs, modal_answer()),
         config=GenerateConfig(temperature=temperature),
         metadata={"glass": meta},
         version=task_version("glass_inspect", f"glass{suite}"),
@@ -79,6 +92,8 @@ def glassgsm(
     epochs: int = NUM_EPOCHS,
     temperature: float = TEMPERATURE,
     identity: bool = True,
+    layout: str = "epochs",
+    choices: str | bool = "auto",
 ) -> Task:
     """GlassGSM: GSM8K-style word problems and their meaning-preserving twins.
 
@@ -91,8 +106,13 @@ def glassgsm(
         epochs: Draws per prompt; Y is the modal answer over them (default 5).
         temperature: Sampling temperature of every draw (default 0.2).
         identity: Include identity twins (the re-sampling floor); default true.
+        layout: ``epochs`` (one draw per inspect epoch, default) or ``sample`` (all draws of a prompt inside one
+            sample, in one epoch: one request with ``num_choices`` where the provider supports it).
+        choices: With ``layout=sample``: ``auto`` (ask for all draws in one request, draw what is missing with
+            single requests), ``true`` (the provider returns them; fewer fails the sample) or ``false`` (one
+            concurrent request per draw).
     """
-    return glass_task("gsm", corpus, doses, families, epochs, temperature, identity)
+    return glass_task("gsm", corpus, doses, families, epochs, temperature, identity, layout, choices)
 
 
 @task
@@ -104,6 +124,8 @@ def glassmath(
     epochs: int = NUM_EPOCHS,
     temperature: float = TEMPERATURE,
     identity: bool = True,
+    layout: str = "epochs",
+    choices: str | bool = "auto",
 ) -> Task:
     """GlassMATH: competition mathematics problems (Hendrycks MATH style) and their twins.
 
@@ -116,8 +138,13 @@ def glassmath(
         epochs: Draws per prompt; Y is the modal answer over them (default 5).
         temperature: Sampling temperature of every draw (default 0.2).
         identity: Include identity twins (the re-sampling floor); default true.
+        layout: ``epochs`` (one draw per inspect epoch, default) or ``sample`` (all draws of a prompt inside one
+            sample, in one epoch: one request with ``num_choices`` where the provider supports it).
+        choices: With ``layout=sample``: ``auto`` (ask for all draws in one request, draw what is missing with
+            single requests), ``true`` (the provider returns them; fewer fails the sample) or ``false`` (one
+            concurrent request per draw).
     """
-    return glass_task("math", corpus, doses, families, epochs, temperature, identity)
+    return glass_task("math", corpus, doses, families, epochs, temperature, identity, layout, choices)
 
 
 @task
