@@ -19,6 +19,7 @@ from inspect_ai.solver import generate, system_message
 from inspect_ai.util import SandboxEnvironmentSpec
 
 from causal_suite.errors import SuiteInputError, strict_params
+from causal_suite.eval_meta import task_version
 from causalverify_inspect.dataset import check_cached_responses, exp_b_dataset
 from causalverify_inspect.exp_a import agreement, exp_a_dataset, exp_a_scorer
 from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM
@@ -26,8 +27,6 @@ from causalverify_inspect.sandbox.choice import SandboxChoice, announce, choose_
 from causalverify_inspect.scorers import exp_b_metrics, exp_b_scorer
 from causalverify_inspect.solvers import rate_own_workflow, replay_response, run_r_block
 
-EXP_B_VERSION = "1-A"
-EXP_A_VERSION = "1-A"
 ES_WINDOW_RULES = ("strict", "cumulative")
 
 
@@ -105,7 +104,7 @@ def exp_b(
         metrics=exp_b_metrics(calibration),
         sandbox=choice.spec(timeout),
         config=GenerateConfig(max_tokens=8192),
-        version=EXP_B_VERSION,
+        version=task_version("causalverify_inspect", "exp_b"),
         metadata={"tolerance": tolerance, "es_windows": es_windows, "sandbox": choice.sandbox,
                   "sandbox_requested": sandbox, "profile": choice.profile, "r_environment": choice.metadata(),
                   "replayed_model": responses_model if responses else None, "upstream_wrapper": wrapper},
@@ -129,5 +128,5 @@ def exp_a(contexts: str | None = None, labels: str | None = None) -> Task:
         scorer=exp_a_scorer(),
         metrics=[agreement()],
         config=GenerateConfig(max_tokens=8192),
-        version=EXP_A_VERSION,
+        version=task_version("causalverify_inspect", "exp_a"),
     )
