@@ -200,3 +200,16 @@ def test_offline_model_draws_every_answer_in_one_request(tmp_path):
         assert len([e for e in sample.events if e.event == "model"]) == 1
         score = sample.scores["glass_match"]
         assert len(score.metadata["answers"]) == 3 and score.value in (0.0, 1.0)
+
+
+def test_a_sample_layout_log_rescores_to_the_same_scores(tmp_path, capsys):
+    from causal_suite.cli import main as cli_main
+
+    corpus = write_corpus(tmp_path / "corpus")
+    log = run(sample_task(corpus), choices_model(DRAWS, []), tmp_path)
+    out = tmp_path / "rescored.eval"
+    assert cli_main(["score", log.location, "--out", str(out)]) == 0
+    rescored = read_eval_log(str(out))
+    scores = {s.id: (s.scores["glass_match"].value, s.scores["glass_match"].metadata["answers"])
+              for s in rescored.samples}
+    assert scores == {s.id: (s.scores["glass_match"].value, DRAWS[s.id]) for s in log.samples}
