@@ -62,6 +62,8 @@ You read the printed output of an R script and report the single treatment-effec
 Reply with a JSON object only: {"effect": <number or null>, "rationale": "<one sentence: where you found it>"}.
 Report the point estimate, never a standard error, t statistic, p-value or confidence bound. Use only a number that
 appears in the output; if the output contains no treatment-effect estimate, reply with "effect": null.
+When the output prints several candidates (specifications, stages, windows), report the one the script presents as
+its main result.
 """.strip()
 
 EXTRACTOR_USER = """
@@ -77,6 +79,10 @@ Printed output:
 ```
 {stdout}
 ```
+
+Why the deterministic reader did not decide: {reason}.
+Lines where it saw possible estimates (line number: text), which may also hold other statistics:
+{candidates}
 
 Which number is the treatment-effect estimate? JSON only.
 """.strip()

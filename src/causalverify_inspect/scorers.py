@@ -20,9 +20,11 @@ Event studies: the canonical estimate is a per-day abnormal return. ``es_windows
 divided by the number of post-event days of the window its label states (``CAR[-1,+1]`` -> 2), else as is;
 ``es_windows="cumulative"`` is upstream's rule: the best k = 1..11 of |est - k canon| / |k canon|.
 
-The estimate comes from :func:`extract_estimate` first; if none and stdout prints numbers, the ``extractor`` role is
-asked (never shown the canonical value). An extractor reply that is not a number, or no extractor role bound, makes
-the sample unscored with the reason recorded.
+The estimate comes from :func:`extract` first, which answers only when exactly one candidate can be the effect and
+records its provenance (rule, line, reason) under ``extraction`` in the score metadata; when it abstains and stdout
+prints numbers, the ``extractor`` role is asked, shown the lines with the competing candidates (never the canonical
+value). An extractor reply that is not a number, or no extractor role bound, makes the sample unscored with the
+reason recorded.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig,
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from causalverify_inspect.extraction import (ExtractorReplyError, Extracted, extract_estimate, has_numbers,
+from causalverify_inspect.extraction import (Extracted, Extraction, ExtractorReplyError, extract, has_numbers,
                                              parse_extractor_reply)
 from causalverify_inspect.prompts import EXTRACTOR_SYSTEM, EXTRACTOR_USER, FAMILY_GUIDANCE
 from causalverify_inspect.packages import environment_package
@@ -146,13 +148,17 @@ class NoExtractorError(RuntimeError):
     """No ``extractor`` role is bound for an estimate the deterministic rules could not find."""
 
 
-async def _ask_extractor(family: str, code: str, stdout: str) -> tuple[float | None, str]:
+async def _ask_extractor(family: str, code: str, stdout: str,
+                         extraction: Extraction | None = None) -> tuple[float | None, str]:
     try:
         extractor = get_model(role="extractor", required=True)
     except Exception as exc:  # inspect raises its own PrerequisiteError when the role is not bound
         raise NoExtractorError(str(exc)) from None
+    reason = extraction.reason if extraction is not None else "no rule matched"
+    lines = extraction.candidate_lines() if extraction is not None else []
     prompt = EXTRACTOR_USER.format(family=family, guidance=FAMILY_GUIDANCE[family], code=code[:4000],
-                                   stdout=extractor_excerpt(stdout))
+                                   stdout=extractor_excerpt(stdout), reason=reason,
+                                   candidates="\n".join(lines) if lines else "(none)")
     calls = _EXTRACTOR_CALLS.setdefault(extractor, {})
     call = calls.get(prompt)
     if call is None or call.cancelled() or (call.done() and call.exception() is not None):  # ask (again)
@@ -200,15 +206,18 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
                            else "timed out" if run.get("timed_out") else f"exit code {run.get('exit_code')}")
         else:
             stdout = without_sandbox_notes(run.get("stdout", ""))
-            estimate = extract_estimate(stdout, family)
+            extraction = extract(stdout, family)
+            base_meta["extraction"] = extraction.provenance()
+            estimate = extraction.estimate
             if estimate is None and has_numbers(stdout):
                 try:
-                    effect, rationale = await _ask_extractor(family, run["code"], stdout)
+                    effect, rationale = await _ask_extractor(family, run["code"], stdout, extraction)
                 except ExtractorReplyError as exc:
                     return Score.unscored(reason="grader_failed", explanation=str(exc), metadata=base_meta)
                 except NoExtractorError as exc:
                     return Score.unscored(reason="extraction_unresolved",
-                                          explanation=f"no deterministic estimate and no extractor role ({exc})",
+                                          explanation=f"the deterministic reader abstained ({extraction.reason}) "
+                                                      f"and no extractor role is bound ({exc})",
                                           metadata=base_meta)
                 if effect is not None:
                     estimate = Extracted(effect, "extractor", rationale)
