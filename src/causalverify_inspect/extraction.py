@@ -51,7 +51,7 @@ from dataclasses import dataclass, field, replace
 
 NUM = r"[-+\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _NUM_RE = re.compile(rf"(?<![\w.])({NUM})(%?)")
-_TOKEN_RE = re.compile(rf"(?<![\w.]){NUM}(?!\w|\.\d)")
+_TOKEN_RE = re.compile(rf"(?<![\w.]){NUM}(?!\w|\.\d|-[A-Za-z])")  # not "30-day" or "2SLS"
 MAX_STDOUT_CHARS = 500_000
 MAX_LINE_CHARS = 4000
 MAX_LINES = 60_000
@@ -286,6 +286,8 @@ _SECTION_EXCLUDED = re.compile(
     r"subgroup|balance|hausman|endogeneity test|\bleads?\b|anticipation|event[- ]time|dynamic|by[- ]day|"
     r"day[- ]by[- ]day|daily|per[- ]day|trimmed|winsori|outlier|excluding|donut|mccrary|density test|"
     r"first[- ]stage residual|pre[- ]?event|pre[- ]?period", re.I)
+_SECTION_MAIN = re.compile(r"(?i)\bmain\b|\bprimary\b|\bheadline\b|\bkey (?:result|estimate|finding)|"
+                           r"\bpreferred\b|\bfinal (?:result|estimate|answer)")
 _SECTION_IV = {"first": re.compile(r"first[- _]?stage|reduced[- _]?form", re.I),
                "ols": re.compile(r"(?<![a-z])ols\b|naive|benchmark", re.I)}
 
@@ -937,7 +939,8 @@ def _sections(lines: list[str]) -> tuple[list[str], set[int]]:
 
 def _section_filter(candidates: list[Candidate], sections: list[str], family: str) -> list[Candidate]:
     """Candidates outside robustness/placebo/pre-trend/... sections; in IV designs, a candidate that does not name
-    itself the IV estimate is dropped under a first-stage, reduced-form or OLS heading."""
+    itself the IV estimate is dropped under a first-stage, reduced-form or OLS heading; candidates under a heading
+    that names the main/primary/headline result count as marked preferred."""
     kept = []
     for c in candidates:
         section = sections[c.lineno - 1] if 0 < c.lineno <= len(sections) else ""
@@ -947,6 +950,8 @@ def _section_filter(candidates: list[Candidate], sections: list[str], family: st
             continue  # a pre-event window
         if family == "IV" and not c.explicit and any(p.search(section) for p in _SECTION_IV.values()):
             continue
+        if _SECTION_MAIN.search(section.split(" | ", 1)[0]):
+            c = replace(c, preferred=True)  # under a "Main result(s)" heading
         kept.append(c)
     return kept
 
