@@ -11,9 +11,12 @@ from inspect_ai import eval, eval_retry
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import (
     ChatCompletionChoice,
+    GenerateConfig,
+    ModelAPI,
     ModelOutput,
     ModelUsage,
     get_model,
+    modelapi,
 )
 
 from frail.estimands import job_targets, observations_frame
@@ -213,3 +216,40 @@ def test_a_sample_layout_log_rescores_to_the_same_scores(tmp_path, capsys):
     scores = {s.id: (s.scores["glass_match"].value, s.scores["glass_match"].metadata["answers"])
               for s in rescored.samples}
     assert scores == {s.id: (s.scores["glass_match"].value, DRAWS[s.id]) for s in log.samples}
+
+
+FLAKY: dict = {}
+
+
+class FlakyDraws(ModelAPI):
+    """``flakydraws/...``: one request per draw (no num_choices); fails the draws listed in FLAKY["fail"]."""
+
+    def __init__(self, model_name: str, base_url=None, api_key=None, config=GenerateConfig(), **model_args):
+        super().__init__(model_name, base_url, api_key, [], config)
+
+    async def generate(self, input, tools, tool_choice, config) -> ModelOutput:
+        seeds = {draw_seed(None, sid, d): (sid, d) for sid in DRAWS for d in range(1, EPOCHS + 1)}
+        sid, d = seeds[config.seed]
+        if (sid, d) in FLAKY["fail"]:
+            raise RuntimeError(f"simulated provider failure on draw {d} of {sid}")
+        FLAKY["calls"].append((sid, d))
+        return reply(DRAWS[sid][d - 1])
+
+
+@modelapi(name="flakydraws")
+def flakydraws() -> type[ModelAPI]:
+    return FlakyDraws
+
+
+def test_with_the_cache_a_retry_re_asks_only_the_failed_request(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    corpus = write_corpus(tmp_path / "corpus")
+    FLAKY.update(calls=[], fail={("g1-so", 3)})
+    log = run(sample_task(corpus, choices=False), "flakydraws/model", tmp_path, fail_on_error=False, cache=True)
+    assert {s.id for s in log.samples if s.error} == {"g1-so"}
+    assert sorted(d for sid, d in FLAKY["calls"] if sid == "g1-so") == [1, 2, 4, 5]  # the others finished
+
+    FLAKY.update(calls=[], fail=set())
+    [retried] = eval_retry(log.location, display="none", log_dir=str(tmp_path / "logs"))
+    assert retried.status == "success" and FLAKY["calls"] == [("g1-so", 3)]
+    assert reduced(read_eval_log(retried.location)) == {k: float(v) for k, v in EXPECTED_Y.items()}
