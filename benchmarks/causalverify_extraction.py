@@ -21,6 +21,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -96,7 +97,6 @@ def _previous_module():
     global _PREVIOUS
     if _PREVIOUS is None:
         import importlib.util
-        import subprocess
         import tempfile
 
         root = Path(__file__).resolve().parents[1]
@@ -130,7 +130,13 @@ def main() -> None:
         items = [i for i in items if i["style"] == args.style]
     print(f"# {len(items)} items from {CORPUS_DIR.relative_to(Path.cwd()) if CORPUS_DIR.is_relative_to(Path.cwd()) else CORPUS_DIR}"
           f"; machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
-    arms = [("ours", ours)] + ([] if args.no_baseline else [("previous", previous)])
+    arms = [("ours", ours)]
+    if not args.no_baseline:
+        try:
+            _previous_module()
+            arms.append(("previous", previous))
+        except (OSError, subprocess.CalledProcessError) as exc:
+            print(f"# baseline skipped: the previous extractor is not in this checkout's git history ({exc})")
     tables, seconds = {}, {}
     for name, reader in arms:
         reader(items[0])  # warm-up (and load the previous module)

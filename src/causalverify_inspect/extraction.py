@@ -25,18 +25,23 @@ effect**, and otherwise abstains (the scorer then asks the ``extractor`` role, s
      bandwidths, cutoffs, counts), and only numbers whose label names the effect (``Estimate``, ``ATT``, ``DID``,
      ``2SLS``, ``CAR[a,b]``, ``RD estimate``, the treatment term...) are candidates; a neutral label (``Spec B``)
      in a run of such lines is a candidate too; an event-study window in the label is kept;
-   - ``answer_line``: the line the prompt asks for, ``Estimate: <number>`` alone on its line.
+   - ``answer_line``: the line the prompt asks for, ``Estimate: <number>`` alone on its line, not indented.
 
    Known printer headers and footers (fixest's ``Fixed-effects: unit_id: 200``, ``Observations``, R-squared, F
-   and Wu-Hausman lines, rdrobust's bandwidth block) are never candidates. A table, vector or line is set aside
-   by its context: first stage, reduced form, naive OLS (IV designs: from the printed call, fixest's header, an
-   etable's IV-stage row, a heading such as ``OLS:``), placebo, pre-trend or pre-event.
+   and Wu-Hausman lines, rdrobust's bandwidth block, ``str()`` lines, echoed calls, headings) are never
+   candidates. A candidate is set aside by its own label or its context: first stage, reduced form or naive OLS
+   in IV designs (from the printed call, fixest's header, an etable's IV-stage row, a heading such as ``OLS:``,
+   unless its own label names the IV estimate), placebo, pre-trend, pre-event windows, per-day rows, a
+   difference between estimates, variants without controls, and anything under a robustness, sensitivity,
+   placebo, heterogeneity or day-by-day heading. Candidates under a "main/primary/key results" heading, or whose
+   label or row says preferred/main/headline, are marked preferred.
 2. *Decision*: candidates that print the same value to their printed precision count as one. The answer line(s)
-   designate the estimate when they agree with each other and with any candidate marked preferred/main; otherwise
-   the candidates marked preferred/main; otherwise all candidates. Exactly one value left: the answer (with its
+   designate the estimate when they agree with each other and with any candidate marked preferred; otherwise
+   the candidates marked preferred; otherwise all candidates. Exactly one value left: the answer (with its
    rule, line and line number); none or several: abstain with the reason and the candidate lines. A percentage
-   is read as a fraction in event studies (returns are decimals); elsewhere its scale depends on the outcome's
-   units, so it abstains.
+   counts as a fraction in event studies (returns are decimals) but is never the only evidence: an output that
+   prints the effect only as a percentage goes to the extractor, as does any percentage or rescaled effect in
+   the other designs (its scale depends on the outcome's units) and an estimate printed as ``NA``.
 
 Outputs too large to read whole (over ``MAX_STDOUT_CHARS`` or with a line over ``MAX_LINE_CHARS``) abstain; NUL and
 other control bytes and ANSI colour codes are dropped before reading.
@@ -278,8 +283,8 @@ _PREFERRED_COLUMN = re.compile(r"(?i)\b(?:preferred|main|headline|chosen|primary
 _PREFERRED = re.compile(r"\bpreferred\b|\bmain\b|\bheadline\b|\bfinal\b|\bchosen\b|\bprimary\b|\bfavou?red\b", re.I)
 _SCALE_WORDS = re.compile(r"percent|\bpp\b|percentage|relative|\bof (?:the )?(?:baseline|control|mean|pre)|"
                           r"elasticity|log[- ]points?|\bfold\b|\bsd units\b|standardi[sz]ed", re.I)
-_COUNT_AFTER = re.compile(r"^\s*(?:level|significance|percentile|quantile|trim|rows?|obs\w*|units?|firms?|stocks?|days?|periods?|columns?|counties|"
-                          r"individuals?|people|clusters?|schools?|students?|states?|workers?|households?|"
+_COUNT_AFTER = re.compile(r"^\s*(?:level|significance|percentile|quantile|trim|rows?|obs\w*|units?|firms?|stocks?|"
+                          r"days?|periods?|columns?|counties|individuals?|people|clusters?|schools?|students?|states?|workers?|households?|"
                           r"respondents?|cases?|records?|treated|controls?|groups?|variables?|x\s+\d)\b", re.I)
 _SECTION_EXCLUDED = re.compile(
     r"robustness|sensitivity|placebo|pre[- ]?trend|parallel[- ]trends?|falsification|alternative spec|heterogene|"
@@ -312,11 +317,12 @@ def _effect_re(family: str) -> re.Pattern:
     return re.compile(f"{_EFFECT_WORDS['common']}|{_EFFECT_WORDS[family]}", re.I)
 
 
-_WINDOW_PATTERNS = [
-    re.compile(rf"[\[(]\s*({NUM})\s*[,;:]\s*({NUM})\s*[\])]"),
-    re.compile(rf"\bdays?\s+({NUM})\s*(?:to|\.\.|\u2013|through|-)\s*({NUM})", re.I),
-    re.compile(rf"\bwindow\s+({NUM})\s*(?:to|\.\.|\u2013|through)\s*({NUM})", re.I),
-    re.compile(rf"\bt\s*=\s*({NUM})\s*(?:to|\.\.)\s*({NUM})", re.I),
+_DAY = r"[-+\u2212]?\d{1,3}(?!\d|\.\d)"
+_WINDOW_PATTERNS = [  # event days are integers: "[0.43, 0.59]" is a confidence interval, not a window
+    re.compile(rf"[\[(]\s*({_DAY})\s*[,;:]\s*({_DAY})\s*[\])]"),
+    re.compile(rf"\bdays?\s+({_DAY})\s*(?:to|\.\.|\u2013|through|-)\s*({_DAY})", re.I),
+    re.compile(rf"\bwindow\s+({_DAY})\s*(?:to|\.\.|\u2013|through)\s*({_DAY})", re.I),
+    re.compile(rf"\bt\s*=\s*({_DAY})\s*(?:to|\.\.)\s*({_DAY})", re.I),
 ]
 
 
@@ -329,8 +335,7 @@ def _window(label: str) -> tuple[tuple[int, int] | None, str]:
                 span = (int(_to_float(m.group(1))), int(_to_float(m.group(2))))
             except ValueError:
                 continue
-            blank = label[:m.start()] + " window " + " " * 0 + label[m.end():]
-            return span, blank
+            return span, label[:m.start()] + " window " + label[m.end():]
     return None, label
 
 
