@@ -103,18 +103,16 @@ def glass_match(suite: str) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         meta: dict[str, Any] = {"suite": suite, "epoch": state.epoch}
         completion = state.output.completion if state.output else ""
-        if in_sample_record(state) is not None:
-            try:
-                gold = normalize_answer(target.text, suite)
-            except Exception as exc:
-                gold, meta["error"] = None, repr(exc)
-            if gold is None:
-                return Score.unscored(reason="scoring_failed", explanation=f"gold answer {target.text!r} does not "
-                                      "normalise", metadata=meta)
-            return _score_in_sample(state, gold, suite, meta)
+        in_sample = in_sample_record(state) is not None
         try:
             gold = normalize_answer(target.text, suite)
-            answer = final_answer(completion, suite)
+        except Exception as exc:  # machinery failure, never counted as wrong or right
+            return Score.unscored(reason="scoring_failed", explanation=f"gold answer normalisation failed: {exc!r}",
+                                  metadata=meta)
+        if in_sample and gold is not None:
+            return _score_in_sample(state, gold, suite, meta)
+        try:
+            answer = None if in_sample else final_answer(completion, suite)
         except Exception as exc:  # machinery failure, never counted as wrong or right
             return Score.unscored(reason="scoring_failed", explanation=f"answer extraction failed: {exc!r}",
                                   metadata=meta)
