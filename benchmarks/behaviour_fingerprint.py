@@ -130,8 +130,25 @@ def cobe_grader_reply(prompt: str, config: GenerateConfig) -> str:
     return "F" if r == 0 else "Maybe." if r == 1 else "T"
 
 
-def run(work: Path) -> dict[str, Any]:
+def run(work: Path, parts: tuple[str, ...] = ("glass", "cobe")) -> dict[str, Any]:
     result: dict[str, Any] = {"corpus": {}, "eval": {}, "frail": {}}
+    logs = work / "logs"
+    if "cobe" in parts:
+        run_cobe(logs, result)
+    if "glass" in parts:
+        run_glass(work, logs, result)
+    return {k: v for k, v in result.items() if v}
+
+
+def run_cobe(logs: Path, result: dict[str, Any]) -> None:
+    for tier in (1, 4):
+        [log] = inspect_eval("cobe_inspect/cobe", model=scripted("cobe", cobe_model_reply), display="none",
+                             log_dir=str(logs), task_args={"tier": tier},
+                             model_roles={"grader": scripted("grader", cobe_grader_reply)})
+        result["eval"][f"cobe-tier{tier}"] = log_fingerprint(log)
+
+
+def run_glass(work: Path, logs: Path, result: dict[str, Any]) -> None:
     gold: dict[str, dict[str, str]] = {}
     for suite in ("gsm", "math"):
         src = work / "sources" / f"{suite}_builtin.jsonl"
@@ -147,7 +164,6 @@ def run(work: Path) -> dict[str, Any]:
         pool = [json.loads(line) for line in (work / f"corpus-{suite}-0" / "pool.jsonl").read_text().splitlines()]
         gold[suite] = {r["text"]: r["answer"] for r in pool}
 
-    logs = work / "logs"
     for suite in ("gsm", "math"):
         model = scripted(f"glass-{suite}", glass_solver_reply(gold[suite], suite))
         [log] = inspect_eval(f"glass_inspect/glass{suite}", model=model, log_dir=str(logs), display="none")
@@ -168,12 +184,6 @@ def run(work: Path) -> dict[str, Any]:
     result["corpus"]["audited"] = tree_digest(audited, skip=("corpus.json",)) | {"corpus.json": _sha(
         json.dumps(info, sort_keys=True))}
 
-    for tier in (1, 4):
-        [log] = inspect_eval("cobe_inspect/cobe", model=scripted("cobe", cobe_model_reply), display="none",
-                             log_dir=str(logs), task_args={"tier": tier},
-                             model_roles={"grader": scripted("grader", cobe_grader_reply)})
-        result["eval"][f"cobe-tier{tier}"] = log_fingerprint(log)
-
     from frail.cli import main as frail
     from frail.estimands import job_targets, observations_frame
     from frail.pairs import read_pairs
@@ -191,7 +201,6 @@ def run(work: Path) -> dict[str, Any]:
     synth = work / "synth"
     assert frail(["synth", "--n-jobs", "60", "--seed", "7", "--out", str(synth / "synth.jsonl")]) == 0
     result["frail"]["synth"] = tree_digest(synth)
-    return result
 
 
 def corpus_of(log: Any) -> Path:
@@ -201,12 +210,14 @@ def corpus_of(log: Any) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="also write the JSON here")
+    parser.add_argument("--only", choices=["glass", "cobe"], help="one part: glass (corpora, glass tasks, No-Op "
+                        "audit, frail) or cobe; default both")
     args = parser.parse_args(argv)
     work = Path(tempfile.gettempdir()) / "causal-suite-fingerprint"  # one fixed path: corpus.json records it
     shutil.rmtree(work, ignore_errors=True)
     os.environ["CAUSAL_SUITE_CACHE"] = str(work / "cache")  # the built-in corpus is built afresh by this code
     try:
-        result = run(work)
+        result = run(work, (args.only,) if args.only else ("glass", "cobe"))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     text = json.dumps(result, indent=1, sort_keys=True)
