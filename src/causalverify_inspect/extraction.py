@@ -230,6 +230,8 @@ def _is_term(term: str, family: str) -> bool:
         return False
     if family != "DID" and ":" in t:
         return False
+    if family == "RDD" and re.search(r"(?i)_x_|\*|run|dist|score|_r$|_c$|centr|slope", t):
+        return False  # the treatment-by-running-variable interaction (a slope change), not the jump
     return bool(_TERMS[family].match(t))
 
 

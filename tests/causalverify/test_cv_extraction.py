@@ -99,6 +99,13 @@ def test_estimate_is_read_family_aware(stdout, family, value, rule):
     assert found.source == rule
 
 
+def test_rdd_slope_change_term_is_not_the_jump():
+    stdout = ("            Estimate Std. Error t value Pr(>|t|)\n(Intercept)  6.02623    0.01917  314.41   <2e-16\n"
+              "treated      1.02848    0.02836   36.27   <2e-16\nr            0.07196    0.00643   11.19   <2e-16\n"
+              "treated_x_r -0.01477    0.00961   -1.54    0.124\n")
+    assert extract_estimate(stdout, "RDD").value == pytest.approx(1.02848)
+
+
 def test_answer_records_its_provenance():
     result = extract(LM_DID, "DID")
     assert result.provenance() == {"rule": "coef_table", "line": "treat_x_post -0.23866    0.05582  -4.275 2.03e-05 ***",
