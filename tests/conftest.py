@@ -78,6 +78,13 @@ def scripted() -> Callable[..., Model]:
     return make_scripted_model
 
 
+@pytest.fixture(scope="session")
+def scripted_factory() -> Callable[..., Model]:
+    """``scripted`` for module- and session-scoped fixtures (a test module cannot import this conftest by name:
+    the frail folder has a conftest of its own)."""
+    return make_scripted_model
+
+
 @pytest.fixture
 def shared_dir() -> Path:
     """``../shared`` (tests using it must carry the ``shared_data`` marker)."""

@@ -5,7 +5,6 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import make_scripted_model
 from inspect_ai import eval
 
 from causalverify_inspect.task import exp_b
@@ -39,13 +38,13 @@ def _installed(package: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def labelled(tmp_path_factory):
+def labelled(tmp_path_factory, scripted_factory):
     ids = [f"did_easy_{i:02d}" for i in range(1, len(PROGRAMS) + 1)]
     replies = {}
     for sid, (code, _, _) in zip(ids, PROGRAMS.values()):
         body = code.replace("{path}", f"data/{sid}.csv")
         replies[f"data/{sid}.csv"] = f"## 1. Identification strategy\nDID.\n\n## 2. R code\n```r\n{body}\n```\n"
-    log = eval(exp_b(ids=ids, sandbox="confined", timeout=30), model=make_scripted_model(replies), display="none",
+    log = eval(exp_b(ids=ids, sandbox="confined", timeout=30), model=scripted_factory(replies), display="none",
                log_dir=str(tmp_path_factory.mktemp("logs")))[0]
     assert log.status == "success"
     by_id = {str(s.id): next(iter(s.scores.values())) for s in log.samples}

@@ -10,10 +10,9 @@ from causal_suite.report import build_report
 
 
 @pytest.fixture(scope="module")
-def glass_log(tmp_path_factory):
+def glass_log(tmp_path_factory, scripted_factory):
     """glassgsm with a model that solves bases and placebo twins but fails every distractor twin."""
-    from conftest import make_scripted_model
-
+    
     from glass_inspect.task import glassgsm
 
     task = glassgsm(families="entity_rename,irrelevant_context", doses="1,3")
@@ -25,14 +24,13 @@ def glass_log(tmp_path_factory):
         return f"The answer is {'-1' if wrong else meta['answer']}."
 
     log_dir = tmp_path_factory.mktemp("glass")
-    eval(task, model=make_scripted_model(reply), epochs=1, limit=60, display="none", log_dir=str(log_dir))
+    eval(task, model=scripted_factory(reply), epochs=1, limit=60, display="none", log_dir=str(log_dir))
     return log_dir
 
 
 @pytest.fixture(scope="module")
-def cobe_log(tmp_path_factory):
-    from conftest import make_scripted_model
-
+def cobe_log(tmp_path_factory, scripted_factory):
+    
     from cobe_inspect.prompts import JUDGE_TEMPLATES
 
     e2_opening = JUDGE_TEMPLATES["E2"].strip().splitlines()[0]
@@ -41,9 +39,9 @@ def cobe_log(tmp_path_factory):
         return "F" if e2_opening in prompt else "T"
 
     log_dir = tmp_path_factory.mktemp("cobe")
-    eval("cobe_inspect/cobe", model=make_scripted_model("A rewritten story."), display="none", limit=9,
+    eval("cobe_inspect/cobe", model=scripted_factory("A rewritten story."), display="none", limit=9,
          task_args={"judge_cache": False},
-         model_roles={"grader": make_scripted_model(verdict, name="grader")},
+         model_roles={"grader": scripted_factory(verdict, name="grader")},
          log_dir=str(log_dir))
     return log_dir
 
