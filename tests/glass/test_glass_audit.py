@@ -13,7 +13,10 @@ from causal_suite.files import sha256_file
 from glass_inspect.corpus import read_corpus_info, read_manifest, read_pool
 from glass_inspect.corpus.audit import (
     DROP_ANSWER,
+    DROP_CAPTURE,
     DROP_ENTITY,
+    DROP_NOT_SETUP,
+    DROP_QUANTITY,
     DROP_QUESTION,
     DROP_VARIABLE,
     FLAG_UNITS,
@@ -39,10 +42,12 @@ BASE = "On Monday, Tom has 3 apples. He buys 4 more apples. How many apples does
         ("Ravi owns 7 bikes.", "7", (DROP_ANSWER,), ()),
         ("Ravi owns 17 bikes and 70 cars.", "7", (), ()),  # digits of the answer are not the answer
         ("A cake is cut into halves; 1/2 of it is eaten.", "\\frac{1}{2}", (DROP_ANSWER,), ()),
-        ("Why is Ravi late?", "7", (DROP_QUESTION,), ()),
-        ("Ravi picks 5 apples from a tree.", "7", (), (FLAG_UNITS,)),  # same counted noun: flag, keep
+        ("Why is Ravi late?", "7", (DROP_QUESTION, DROP_NOT_SETUP), ()),
+        ("Ravi picks 5 apples from a tree.", "7", (DROP_QUANTITY,), ()),  # same counted noun: drop
+        ("Ravi pays $5 for a tree.", "7", (), ()),
+        ("Ravi walks 3 miles. Find the answer.", "7", (DROP_NOT_SETUP,), ()),  # an instruction
         ("Ravi walks for 3 hours.", "7", (), ()),
-        ("Ravi owns 5 bikes. Tom wonders why?", "7", (DROP_ENTITY, DROP_QUESTION), ()),
+        ("Ravi owns 5 bikes. Tom wonders why?", "7", (DROP_ENTITY, DROP_QUESTION, DROP_NOT_SETUP), ()),
     ],
 )
 def test_structural_checks(injected, answer, drops, flags):
@@ -57,14 +62,19 @@ def test_unit_compatible_dimensions_are_flagged():
     assert structural_audit(base, "The walk took 2 hours.", "15").flags == (FLAG_UNITS,)
     assert structural_audit(base, "The rope is 9 meters long.", "15").flags == ()
     # sentence lists give the same verdict as the joined text
-    assert structural_audit(base, ["Ravi pays 12 dollars.", "Why?"], "15").drops == (DROP_QUESTION,)
+    assert structural_audit(base, ["Ravi pays 12 dollars.", "Why?"], "15").drops == (DROP_QUESTION, DROP_NOT_SETUP)
 
 
 def test_maths_symbols_of_the_target_may_not_be_redefined():
     base = "Let $f(x) = x^2 + 1$. Find $f(3)$."
-    assert maths_symbols("Let $f(x) = 5x$ and $\\text{cm}$ and $\\frac{a}{b}$ and $3i$.") == {"f", "x", "a", "b"}
-    assert structural_audit(base, ["Suppose $x = 2$."], "10", tex=True).drops == (DROP_VARIABLE,)
-    assert structural_audit(base, ["Suppose $y = 2$."], "10", tex=True).drops == ()
+    # every letter of a maths span counts, implicit products included; command names and \\text{} do not
+    assert maths_symbols("Let $f(x) = 5x$ and $\\text{cm}$ and $\\frac{a}{b}$ and $3i$.") == {"f", "x", "a", "b", "i"}
+    assert maths_symbols("Solve $ax+bx=c$.") == {"a", "b", "c", "x"}
+    assert structural_audit(base, ["A box holds $x$ pens and 3 cups."], "10", tex=True).drops == (DROP_VARIABLE,)
+    assert structural_audit("Find $ax+1$ if $a=2$.", ["A box holds $x$ pens and 3 cups."], "10", tex=True).drops == (
+        DROP_VARIABLE,)
+    assert structural_audit(base, ["A box holds $y$ pens and 3 cups."], "10", tex=True).drops == ()
+    assert structural_audit(base, ["Suppose $y = 2$."], "10", tex=True).drops == (DROP_NOT_SETUP,)
     assert structural_audit(base, ["A square has side $4$."], "10", tex=True).drops == ()
 
 
@@ -171,3 +181,23 @@ def test_identical_prompts_are_adjudicated_once():
     samples = audit_samples(pool)
     assert [s.id for s in samples] == ["a-r"]
     assert "Mei has 5 pens" in samples[0].input and samples[0].target == "5"
+
+
+def test_distractors_are_setup_only_and_cannot_capture_the_question():
+    # instructions, figures and "the answer" are not setup
+    base = "Ann has 3 pens. How many pens does she have?"
+    for bad in ("Simplify the fraction 6/8.", "The figure shows 4 squares.", "The answer can be written as 2 numbers."):
+        assert DROP_NOT_SETUP in structural_audit(base, bad, "3").drops
+    # a bare "she" in the query: no person, name or pronoun may come before it
+    assert DROP_CAPTURE in structural_audit(base, "A nurse works 8 hours.", "3").drops
+    assert DROP_CAPTURE in structural_audit(base, "Rita bakes 8 cakes.", "3").drops
+    assert structural_audit(base, "A van carries 8 crates.", "3").drops == ()
+    # a noun the query points at ("the farmer") may not reappear
+    base = "A farmer has 900 eggs. How much will the farmer earn?"
+    assert DROP_CAPTURE in structural_audit(base, "A trader buys wheat from a farmer for $20.", "3").drops
+
+
+def test_proper_nouns_start_after_sentence_ends_and_display_maths():
+    assert proper_nouns("Mary buys 3 bags of M&Ms. They cost $2 each.") == {"Mary"}
+    assert proper_nouns("Let \\[x = 1.\\] Then $y = 2$.", tex=True) == set()
+    assert "Boston" in proper_nouns("Ann flies to Boston twice.")

@@ -9,6 +9,7 @@ import pytest
 from glass_inspect.corpus.operators import (
     back_references,
     derive_seed,
+    donor_run,
     entity_rename,
     identity,
     irrelevant_context,
@@ -16,6 +17,8 @@ from glass_inspect.corpus.operators import (
     person_names,
     segment,
     sentence_reorder,
+    setup_sentence,
+    sole_person,
 )
 
 MARCUS = (
@@ -50,15 +53,18 @@ def test_same_input_and_seed_give_the_same_twin_pinned():
         "Lorenzo sells the tomatoes in boxes of 14. How many boxes can he fill?"
     )
     assert twin.changes == {"names": {"Marcus": "Lorenzo"}} and twin.seed == 7 and twin.operator == "entity_rename"
-    shelves = ("Nina's shelf holds twice as many mugs as Omar's shelf. Omar's shelf holds 4 more mugs than the "
-               "cupboard. The cupboard holds 9 mugs. How many mugs are on Nina's shelf?")
+    shelves = "Nina's shelf holds 12 mugs. Omar's cupboard holds 4 cups. A jug holds 9 spoons. How many mugs are on Nina's shelf?"
     reorder = sentence_reorder(shelves, 7)
     assert reorder == sentence_reorder(shelves, 7)
     assert reorder.text == (
-        "Omar's shelf holds 4 more mugs than the cupboard. Nina's shelf holds twice as many mugs as Omar's shelf. "
-        "The cupboard holds 9 mugs. How many mugs are on Nina's shelf?"
+        "Omar's cupboard holds 4 cups. Nina's shelf holds 12 mugs. A jug holds 9 spoons. "
+        "How many mugs are on Nina's shelf?"
     )
     assert reorder.changes == {"order": [1, 0, 2], "back_references": {}}
+    # a definite reference ("The cupboard") stays after the sentence introducing it
+    chain = ("Nina's shelf holds twice as many mugs as Omar's shelf. Omar's shelf holds 4 more mugs than the "
+             "cupboard. The cupboard holds 9 mugs. How many mugs are on Nina's shelf?")
+    assert sentence_reorder(chain, 7) is None
 
 
 def test_segment_keeps_decimals_titles_and_maths_together():
@@ -115,9 +121,9 @@ def test_reorder_keeps_the_question_last_and_only_permutes_setup():
 
 
 def test_reorder_never_moves_a_back_reference_before_its_antecedent():
-    text = "Ken has 4 dogs. Sue has 2 cats. He walks them twice a day. How many walks is that in a week?"
+    text = "Ken has 4 dogs. Sue has 2 cats. He walks his dogs twice a day. How many walks does Ken make in a week?"
     deps = back_references(segment(text).setup)
-    assert deps[2] == {0}  # "He" points back to the nearest earlier sentence with a name
+    assert deps[2] == {0}  # "He" points back to the nearest earlier sentence naming a man
     for seed in range(30):
         twin = sentence_reorder(text, seed)
         if twin is not None:
@@ -168,3 +174,53 @@ def test_irrelevant_context_inserts_before_the_question_without_question_marks()
 def test_identity_is_the_base_text():
     twin = identity(MARCUS)
     assert twin.text == MARCUS and twin.operator == "identity" and twin.injection_size == 0 and twin.changes == {}
+
+
+def test_reorder_keeps_referents_next_to_what_refers_to_them():
+    # "that amount" and a bare "3 were orange" keep the sentence before them as their neighbour
+    text = ("Antoine's recipe calls for 2 pounds of onions. He likes to double that amount. "
+            "The onions are on sale for $2.00 a pound. What is the cost?")
+    fish = "Bob had 7 fish in his pond. 3 were orange, and 4 were white. A pump costs $5. How many white fish are there?"
+    for seed in range(20):
+        for t, pair in ((text, ("2 pounds of onions. He likes")), (fish, "pond. 3 were orange")):
+            twin = sentence_reorder(t, seed)
+            assert twin is None or pair in twin.text
+    # a query pointing at the last event ("after that") pins the last setup sentence
+    pinned = "Ann has 3 pens. Ben has 2 cups. How many pens does Ann have after that?"
+    assert back_references(segment(pinned).setup, query=segment(pinned).sentences[-1])[1] == {0}
+    assert back_references(segment(pinned).setup)[1] == set()
+    # sentences placed in time keep their order; "the first" / "3 were" lean on what came before
+    deps = back_references(["On Friday, the neighbours placed 18 flamingos.", "One weekend, they played a prank."])
+    assert deps[1] == {0}
+
+
+def test_reorder_of_a_one_person_text_introduces_the_person_by_name():
+    text = "James keeps 3 dogs at home. He swims 2 miles a week. How many miles does he swim in 4 weeks?"
+    twin = sentence_reorder(text, 0)
+    assert twin.text == ("James swims 2 miles a week. James keeps 3 dogs at home. "
+                         "How many miles does he swim in 4 weeks?")
+    assert twin.changes["named"] == "James"
+    # "each sprint" leans on "3 sprints": no reorder at all
+    assert sentence_reorder("James decides to run 3 sprints 3 times a week. He runs 60 meters each sprint. "
+                            "How many meters does he run a week?", 0) is None
+    assert sole_person("Ann has 3 pens. Bob has 2. How many pens does she have?") is None
+
+
+def test_rename_leaves_place_names_and_keeps_pronouns_consistent():
+    assert person_names("Tom drove from San Diego to Lake Tahoe. How far did he go?") == {"Tom": "male"}
+    text = "Jordan has 3 pens. She buys 2 more. How many pens does she have?"
+    for seed in range(10):
+        new = entity_rename(text, seed).changes["names"]["Jordan"]
+        assert new in name_table()["pool"]["female"]
+    # a listed gender is kept even when the pronouns belong to someone the lists miss ("his sister Angela")
+    twin = entity_rename("Brett is 14. In four years his sister Angela will be three times as old as he is.", 1)
+    assert twin.changes["names"]["Angela"] in name_table()["pool"]["female"]
+
+
+def test_distractor_donors_lend_only_setup_sentences():
+    assert donor_run(["Ravi has 5 pens.", "He buys 2 more pens.", "What does he do?"]) == (
+        "Ravi has 5 pens.", "He buys 2 more pens.")
+    assert donor_run(["He has 5 pens.", "Ravi has 3."]) == ()  # a run may not open by referring back
+    assert not setup_sentence("Simplify $\\frac{6}{8}$.", True)
+    assert not setup_sentence("In the diagram, $AB = 4$.", True)
+    assert setup_sentence("A van carries 8 crates.")

@@ -37,7 +37,18 @@ from glass_inspect.corpus.contract import (
     read_pool,
     write_corpus_dir,
 )
-from glass_inspect.corpus.operators import CALENDAR_WORDS, TITLE_WORDS, outside_maths, person_names, segment
+from glass_inspect.corpus.operators import (
+    CALENDAR_WORDS,
+    TITLE_WORDS,
+    capture_risk,
+    maths_letters,
+    mentions_any,
+    mentions_gender,
+    outside_maths,
+    person_names,
+    query_nouns,
+    setup_sentence,
+)
 from glass_inspect.prompts import CHANGES, PRESERVES, render_noop_prompt
 
 # ------------------------------------------------------------------------------------------ structural checks
@@ -47,6 +58,9 @@ DROP_ANSWER = "gold_answer_number_collision"
 DROP_QUESTION = "multi_question_collision"
 DROP_VARIABLE = "variable_collision"
 FLAG_UNITS = "unit_quantity_collision"
+DROP_NOT_SETUP = "not_setup_sentence"
+DROP_QUANTITY = "counted_quantity_collision"
+DROP_CAPTURE = "pronoun_capture"
 
 _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -92,13 +106,18 @@ def _singular(word: str) -> str:
 def proper_nouns(text: str, tex: bool = False) -> set[str]:
     """Proper nouns of a problem: recognised person names and surnames, plus any word capitalised away from a
     sentence start (two letters or more, so never "I"); calendar words (weekdays, months) and titles (Mr, Dr,
-    ...) excluded."""
+    ...) excluded. A word counts as a sentence start after ``. ! ? : ;``, a quote or bracket, a line break, or
+    (LaTeX) right after a maths span, so "M&Ms. They" or "\\[x=1\\] Then" give no proper noun."""
     plain = outside_maths(text, tex)
     found = set(person_names(text, tex))
-    seg = segment(plain, False)
-    for sentence in seg.sentences:
-        words = list(re.finditer(r"\b[A-Z][a-zA-Z]+\b", sentence))
-        found.update(m.group(0) for m in words if m.start() > 0)
+    for m in re.finditer(r"\b[A-Z][a-zA-Z]+\b", plain):
+        head = text[: m.start()]
+        before = head.rstrip()
+        if not before or "\n" in head[len(before) :] or before[-1] in ".!?:;\"“”'‘’([{":
+            continue
+        if tex and plain[len(before) - 1] == " " and before[-1] != " ":  # just after a maths span
+            continue
+        found.add(m.group(0))
     return found - CALENDAR_WORDS - TITLE_WORDS
 
 
@@ -160,21 +179,30 @@ class StructuralAudit:
 
 
 def maths_symbols(text: str) -> set[str]:
-    """Single-letter symbols (variables, function names, points) inside the maths spans of a LaTeX text;
-    ``\\text{}`` contents and commands are ignored, and so are the constants i and e."""
-    found: set[str] = set()
-    for m in _MATHS.finditer(text):
-        body = _TEXT_CMD.sub(" ", m.group(0))
-        body = re.sub(r"\\[A-Za-z]+", " ", body)
-        found.update(re.findall(r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])", body))
-    return found - {"i", "e"}
+    """Letters inside the maths spans of a LaTeX text (variables, function names, points), implicit products
+    included (``$ax+bx$`` gives a, b, x); ``\\text{}`` contents and command names are ignored."""
+    return maths_letters(text)
+
+
+class _Base(NamedTuple):
+    nouns: frozenset[str]
+    counted: frozenset[str]  # counted-noun dimensions (apples, pens): a distractor may not state one
+    physical: frozenset[str]  # physical dimensions (money, time, ...): shared ones are flagged only
+    symbols: frozenset[str]
+    risk: frozenset[str]  # genders of bare he / she pronouns of the query tail
+    gold: Fraction | None
+    pointed: frozenset[str]  # nouns the query points at ("the farmer"): a distractor may not mention one
 
 
 @lru_cache(maxsize=256)
-def _base_profile(base_text: str, tex: bool) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    nouns = frozenset(proper_nouns(base_text, tex))
-    dims = frozenset(quantity_dimensions(outside_maths(base_text, tex)))
-    return nouns, dims, frozenset(maths_symbols(base_text) if tex else ())
+def _base_profile(base_text: str, answer: str, tex: bool) -> _Base:
+    dims = quantity_dimensions(outside_maths(base_text, tex))
+    return _Base(frozenset(proper_nouns(base_text, tex)), frozenset(dims - _PHYSICAL), frozenset(dims & _PHYSICAL),
+                 frozenset(maths_symbols(base_text) if tex else ()), frozenset(capture_risk(base_text, tex)),
+                 answer_value(answer), query_nouns(base_text, tex))
+
+
+_PHYSICAL = frozenset(_DIMENSIONS)
 
 
 class _Profile(NamedTuple):
@@ -188,32 +216,55 @@ class _Profile(NamedTuple):
 def _injected_profile(sentence: str, tex: bool) -> _Profile:
     words = frozenset(re.findall(r"\b[A-Z][a-zA-Z]+\b", outside_maths(sentence, tex)))
     symbols = frozenset(maths_symbols(sentence) if tex else ())
-    return _Profile(words, frozenset(numeric_values(sentence)), frozenset(quantity_dimensions(sentence)), symbols)
+    dims = frozenset(quantity_dimensions(outside_maths(sentence, tex)))
+    return _Profile(words, frozenset(numeric_values(sentence)), dims, symbols)
+
+
+def _drops(base: _Base, sentence: str, tex: bool) -> list[str]:
+    p = _injected_profile(sentence, tex)
+    drops = []
+    if base.nouns & p.words:
+        drops.append(DROP_ENTITY)
+    if base.symbols & p.symbols:
+        drops.append(DROP_VARIABLE)
+    if base.gold is not None and base.gold in p.numbers:
+        drops.append(DROP_ANSWER)
+    if "?" in sentence:
+        drops.append(DROP_QUESTION)
+    if not setup_sentence(sentence, tex):
+        drops.append(DROP_NOT_SETUP)
+    if base.counted & p.dims:
+        drops.append(DROP_QUANTITY)
+    if mentions_gender(sentence, base.risk, tex) or mentions_any(sentence, base.pointed, tex):
+        drops.append(DROP_CAPTURE)
+    return drops
+
+
+def distractor_filter(base_text: str, answer: str, *, tex: bool = False):
+    """The predicate ``sentence -> bool`` admitting exactly the injected sentences ``structural_audit`` would not
+    drop for this base (used while drawing, so that no draw is wasted)."""
+    base = _base_profile(base_text, answer, tex)
+    return lambda sentence: not _drops(base, sentence, tex)
 
 
 def structural_audit(
     base_text: str, injected: str | Sequence[str], answer: str, *, tex: bool = False
 ) -> StructuralAudit:
-    """§3.3 checks 2-5 for one distractor twin; ``injected`` is the inserted text only (or its sentences).
+    """§3.3 checks for one distractor twin; ``injected`` is the inserted text only (or its sentences).
 
-    For LaTeX (MATH) texts the entity check extends to maths symbols: injected text that reuses a variable or
-    function letter of the target (``$x$``, ``$f$``) is dropped as ``variable_collision``, since it would
-    redefine a quantity of the problem.
+    Dropped: a proper noun of the target reused (``entity_name_collision``); in LaTeX a maths letter of the
+    target reused, implicit products included (``variable_collision``); the gold answer's value stated; a
+    question mark; a sentence that is not pure setup (an instruction, a figure, "the answer":
+    ``not_setup_sentence``); a counted noun of the target (apples, pens) given a quantity
+    (``counted_quantity_collision``); when the target's query holds a bare he / she, any person, name or he / she
+    pronoun, and in any case a noun the query points at ("the farmer", "each tray") (``pronoun_capture``). Flagged only: a shared physical dimension (money, time, ...).
     """
     sentences = [injected] if isinstance(injected, str) else list(injected)
-    profiles = [_injected_profile(s, tex) for s in sentences]
-    nouns, dims, symbols = _base_profile(base_text, tex)
-    gold = answer_value(answer)
+    base = _base_profile(base_text, answer, tex)
     drops: list[str] = []
-    if any(nouns & p.words for p in profiles):
-        drops.append(DROP_ENTITY)
-    if symbols and any(symbols & p.symbols for p in profiles):
-        drops.append(DROP_VARIABLE)
-    if gold is not None and any(gold in p.numbers for p in profiles):
-        drops.append(DROP_ANSWER)
-    if any("?" in s for s in sentences):
-        drops.append(DROP_QUESTION)
-    flags = [FLAG_UNITS] if any(dims & p.dims for p in profiles) else []
+    for s in sentences:
+        drops += [d for d in _drops(base, s, tex) if d not in drops]
+    flags = [FLAG_UNITS] if any(base.physical & _injected_profile(s, tex).dims for s in sentences) else []
     return StructuralAudit(tuple(drops), tuple(flags))
 
 

@@ -25,14 +25,16 @@ The command line is ``glass_inspect.corpus.cli``; reading the sources is ``sourc
 
 from __future__ import annotations
 
+import itertools
 import random
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from causal_suite.errors import SuiteInputError
-from glass_inspect.corpus.audit import maths_symbols, structural_audit
+from glass_inspect.corpus.audit import distractor_filter, structural_audit
 from glass_inspect.corpus.contract import (
     CORPUS_SCHEMA,
     DEFAULT_DOSES,
@@ -46,7 +48,9 @@ from glass_inspect.corpus.contract import (
 from glass_inspect.corpus.operators import (
     Twin,
     derive_seed,
+    donor_run,
     entity_rename,
+    setup_sentence,
     identity,
     irrelevant_context,
     segment,
@@ -71,6 +75,7 @@ class _Candidates:
             "sentence_reorder": self._distinct("sentence_reorder", k, lambda s: sentence_reorder(p.text, s, tex=tex)),
         }
         self.by_size: dict[int, list[tuple[str, Twin, tuple[str, ...]]]] = {}
+        self.accept = distractor_filter(p.text, p.answer, tex=tex)
 
     def _distinct(self, family: str, k: int, make) -> list[tuple[str, Twin]]:
         out, seen = [], {self.p.text}
@@ -94,7 +99,8 @@ class _Candidates:
             out, seen = [], {self.p.text}
             for j in range(self.tries):
                 seed = derive_seed(self.seed, self.p.base_id, "irrelevant_context", size, j)
-                twin = irrelevant_context(self.p.text, size, self.donors, seed, exclude=self.p.base_id, tex=self.tex)
+                twin = irrelevant_context(self.p.text, size, self.donors, seed, exclude=self.p.base_id, tex=self.tex,
+                                          accept=self.accept)
                 if twin is None:
                     break
                 if twin.text in seen:
@@ -169,7 +175,7 @@ def build_corpus(
     suite: str, source: str | Path, out: str | Path, *, limit: int | None = None, seed: int = 0,
     doses: Sequence[int] = DEFAULT_DOSES, surface_twins: int = 10, max_distractors: int = 20,
     split: str = "test", hub_config: str | None = None, skip_bad_rows: bool = False, overwrite: bool = False,
-    source_label: str | None = None,
+    source_label: str | None = None, donor_sources: Sequence[str | Path] = (), own_donors: bool = True,
 ) -> Path:
     """Build a corpus directory (pool.jsonl, manifests/m{m}.jsonl, corpus.json; layout in glass_inspect.corpus).
 
@@ -187,6 +193,10 @@ def build_corpus(
         skip_bad_rows: Skip malformed records (counted in corpus.json) instead of stopping.
         overwrite: Replace an existing ``out``.
         source_label: What corpus.json names as the source (default: ``source`` as given).
+        donor_sources: Further sources of the same suite whose setup sentences may serve as distractors (besides
+            the source's own problems); ``gsm:PATH`` lends GSM8K sentences to a MATH build (currency written
+            out). Recorded in corpus.json by name and sha256.
+        own_donors: Whether the source's own problems lend distractors too (False: only ``donor_sources``).
     """
     doses = tuple(sorted({int(d) for d in doses}))
     if not doses or doses[0] < 1:
@@ -195,17 +205,26 @@ def build_corpus(
     problems, skipped = load_source(suite, str(source), split=split, hub_config=hub_config, limit=limit,
                                     skip_bad_rows=skip_bad_rows)
     tex = suite == "math"
-    donors = [(p.base_id, segment(p.text, tex).setup) for p in problems]
+    donor_problems = list(problems)
+    donor_info = []
+    donors = [(q.base_id, donor_run(segment(q.text, tex).setup, tex)) for q in problems] if own_donors else []
+    if not own_donors:
+        donor_problems = []
+    for extra in donor_sources:
+        donor_suite, path = _donor_spec(str(extra), suite)
+        more, _ = load_source(donor_suite, path, split=split, skip_bad_rows=True)
+        tag = f"donor{len(donor_info)}"
+        donors += [(f"{tag}-{q.base_id}", _lend(q.text, donor_suite, tex)) for q in more]
+        donor_info.append({"suite": donor_suite, "path": Path(path).name, "sha256": source_sha(path),
+                           "problems": len(more)})
+        donor_problems += more
     donors = [(i, s) for i, s in donors if s]
-    symbols = [frozenset(maths_symbols(" ".join(s))) for _, s in donors] if tex else []
     stats: dict[str, Counter] = defaultdict(Counter)
     pool: list[TextRecord] = []
     manifests: dict[int, list[PairRecord]] = {m: [] for m in doses}
     sizes_used: dict[int, Counter] = {m: Counter() for m in doses}
     for p in problems:
-        own = maths_symbols(p.text) if tex else set()
-        usable = [d for d, sym in zip(donors, symbols) if not own & sym] if own else donors
-        cands = _Candidates(p, usable, seed, surface_twins, max_distractors, tex, stats)
+        cands = _Candidates(p, donors, seed, surface_twins, max_distractors, tex, stats)
         twins = {i: (t, ()) for f in TWIN_FAMILIES[:2] for i, t in cands.by_family[f]}
         used: set[str] = set()
         for m in doses:
@@ -224,10 +243,13 @@ def build_corpus(
         pool.append(_record(p, suite, f"{p.base_id}-identity", identity(p.text)))
         pool += [_record(p, suite, i, *twins[i]) for i in twins if i in used]  # candidate order: deterministic
     counts = _counts(problems, skipped, pool, manifests, sizes_used, stats)
+    counts["donors"] = {"problems": len(donor_problems), "lending": len(donors),
+                        "sentences": sum(len(s) for _, s in donors), "extra_sources": donor_info}
     info = {
         "schema": CORPUS_SCHEMA, "suite": suite, "seed": seed, "doses": list(doses), "audited": False,
         "source": {"path": source_label or str(source), "sha256": source_sha(str(source)), "split": split},
         "params": {"limit": limit, "surface_twins": surface_twins, "max_distractors": max_distractors,
+                   "own_donors": own_donors,
                    "skip_bad_rows": skip_bad_rows},
         "counts": counts, "skipped_rows": skipped,
     }
@@ -250,5 +272,54 @@ def _counts(problems, skipped, pool, manifests, sizes_used, stats) -> dict[str, 
         "pool_twins": dict(sorted(Counter(r.operator for r in twins).items())),
         "unique_twins_per_base": round(sum(per_base.values()) / len(problems), 3),
         "pairs": pairs,
+        "family_shares": {f"m{m}": _shares_of(rows) for m, rows in manifests.items()},
+        "coverage": {f: round(1 - stats["no_twin"][f] / len(problems), 4) for f in TWIN_FAMILIES},
+        "distractor_diversity": _diversity(twins, manifests),
         "injection_sizes": {f"m{m}": dict(sorted(c.items(), key=lambda kv: int(kv[0]))) for m, c in sizes_used.items()},
     }
+
+
+def _donor_spec(spec: str, suite: str) -> tuple[str, str]:
+    """``"gsm:PATH"`` / ``"math:PATH"`` / ``PATH`` (the target's suite) -> (donor suite, path)."""
+    head, sep, rest = spec.partition(":")
+    return (head, rest) if sep and head in ("gsm", "math") else (suite, spec)
+
+
+def _lend(text: str, donor_suite: str, tex: bool) -> tuple[str, ...]:
+    """The distractor sentences a donor problem lends to a target of LaTeX-ness ``tex``. A GSM donor lent to a
+    MATH target has its currency written out (``$12`` -> ``12 dollars``) so that no ``$`` opens a maths span;
+    a sentence still holding a ``$`` is not lent."""
+    if donor_suite == "gsm" and tex:
+        text = re.sub(r"\$\s?(\d[\d,]*(?:\.\d+)?)", r"\1 dollars", text)
+        run = donor_run(segment(text, False).setup, False)
+        return tuple(itertools.takewhile(lambda s: "$" not in s and setup_sentence(s, True), run))
+    return donor_run(segment(text, donor_suite == "math").setup, donor_suite == "math")
+
+
+def _shares_of(rows: Sequence[PairRecord]) -> dict[str, Any]:
+    """Share of each twin family among the non-identity pairs of one manifest, over all bases and over the bases
+    that have twins of every family (where the mix must be the uniform one)."""
+    mixed = [p for p in rows if p.operator != IDENTITY]
+    fams = defaultdict(set)
+    for p in mixed:
+        fams[p.base_id].add(p.operator)
+    full = [p for p in mixed if len(fams[p.base_id]) == len(TWIN_FAMILIES)]
+    share = lambda ps: {f: round(sum(p.operator == f for p in ps) / len(ps), 4) if ps else 0.0 for f in TWIN_FAMILIES}
+    return {"all": share(mixed), "bases_with_every_family": share(full),
+            "bases_with_every_family_n": len({p.base_id for p in full})}
+
+
+def _diversity(twins: Sequence[TextRecord], manifests: dict[int, list[PairRecord]]) -> dict[str, Any]:
+    """Distinct injected sentences and the largest share of the uses one sentence serves (pool twins, and the
+    pairs of all manifests)."""
+    inserted = {r.text_id: r.changes.get("inserted", []) for r in twins if r.operator == "irrelevant_context"}
+    out: dict[str, Any] = {}
+    for label, ids in (("pool", list(inserted)),
+                       ("manifests", [p.twin_id for rows in manifests.values() for p in rows if p.twin_id in inserted])):
+        uses = Counter(s for i in ids for s in inserted[i])
+        total = sum(uses.values())
+        top = uses.most_common(1)
+        out[label] = {"uses": total, "distinct": len(uses),
+                      "max_uses": top[0][1] if top else 0,
+                      "max_share": round(top[0][1] / total, 5) if total else 0.0}
+    return out

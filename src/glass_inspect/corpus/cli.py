@@ -5,6 +5,8 @@
     glass-build export-pairs DIR --out FILE --dose m                   # §3.4 LabeledPair JSONL of one dose
     glass-build import-pairs FILE... --suite S --out DIR               # a corpus from LabeledPair files
     glass-build show DIR [--n 10]                   # random twins of each family beside their bases
+    glass-build sample DIR --out PREFIX [--per-stratum 10] [--seed 0]   # hand-audit sample + verdict template
+    glass-build verdicts FILE.jsonl                 # defect rates of a filled verdict file (Wilson intervals)
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from glass_inspect.answers import SUITES
 from glass_inspect.corpus.audit import apply_audit
 from glass_inspect.corpus.build import build_corpus
 from glass_inspect.corpus.contract import DEFAULT_DOSES, FAMILIES, parse_doses, read_pool
+from glass_inspect.corpus.hand_audit import defect_table, draw_sample, format_table, sample_text, verdict_template
 from glass_inspect.corpus.labeled_pairs import import_labeled_pairs, write_labeled_pairs
 
-SUBCOMMANDS = ("audit", "export-pairs", "import-pairs", "show")
+SUBCOMMANDS = ("audit", "export-pairs", "import-pairs", "show", "sample", "verdicts")
 
 
 def show_twins(corpus: str | Path, n: int = 10, seed: int = 0) -> str:
@@ -61,6 +64,11 @@ def _build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--hub-config", default=None, help="hub dataset config (GSM8K: main)")
     ap.add_argument("--skip-bad-rows", action="store_true",
                     help="skip malformed source records (counted in corpus.json) instead of stopping")
+    ap.add_argument("--donors", action="append", default=[],
+                    help="a further source of the same suite whose setup sentences may serve as distractors "
+                    "(repeatable; recommended for MATH: the MATH train split)")
+    ap.add_argument("--no-own-donors", action="store_true",
+                    help="take distractors only from --donors, not from the source's own problems")
     ap.add_argument("--force", action="store_true", help="replace an existing output directory")
     return ap
 
@@ -75,6 +83,13 @@ def _sub_parser(cmd: str) -> argparse.ArgumentParser:
         ap.add_argument("corpus")
         ap.add_argument("--n", type=int, default=10, help="twins per family")
         ap.add_argument("--seed", type=int, default=0)
+    elif cmd == "sample":
+        ap.add_argument("corpus")
+        ap.add_argument("--out", required=True, help="writes PREFIX.txt (twins beside bases), PREFIX.verdicts.jsonl")
+        ap.add_argument("--per-stratum", type=int, default=10, help="twins per (family, dose) stratum")
+        ap.add_argument("--seed", type=int, default=0)
+    elif cmd == "verdicts":
+        ap.add_argument("file", help="a filled verdict JSONL file (see glass_inspect.corpus.hand_audit)")
     elif cmd == "export-pairs":
         ap.add_argument("corpus")
         ap.add_argument("--out", required=True, help="LabeledPair JSONL file to write")
@@ -94,6 +109,14 @@ def _run_subcommand(cmd: str, args: argparse.Namespace) -> None:
     elif cmd == "audit":
         drops = apply_audit(args.log, args.pool, args.out)
         print(f"wrote {args.out}; dropped by the No-Op audit: {json.dumps(drops, sort_keys=True)}")
+    elif cmd == "sample":
+        rows = draw_sample(args.corpus, args.per_stratum, args.seed)
+        Path(f"{args.out}.txt").write_text(sample_text(rows) + "\n", encoding="utf-8")
+        Path(f"{args.out}.verdicts.jsonl").write_text(
+            "".join(json.dumps(v, sort_keys=True) + "\n" for v in verdict_template(rows)), encoding="utf-8")
+        print(f"wrote {len(rows)} twins to {args.out}.txt and a verdict template to {args.out}.verdicts.jsonl")
+    elif cmd == "verdicts":
+        print(format_table(defect_table(args.file)))
     elif cmd == "export-pairs":
         n = write_labeled_pairs(args.corpus, args.dose, args.out)
         print(f"wrote {n} LabeledPair rows to {args.out}")
@@ -113,7 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t0 = time.perf_counter()
     out = build_corpus(args.suite, args.source, args.out, limit=args.limit, seed=args.seed, doses=doses,
                        surface_twins=args.surface_twins, max_distractors=args.max_distractors, split=args.split,
-                       hub_config=args.hub_config, skip_bad_rows=args.skip_bad_rows, overwrite=args.force)
+                       hub_config=args.hub_config, skip_bad_rows=args.skip_bad_rows, overwrite=args.force,
+                       donor_sources=args.donors, own_donors=not args.no_own_donors)
     wall = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     counts = json.loads((out / "corpus.json").read_text(encoding="utf-8"))["counts"]

@@ -1,0 +1,115 @@
+"""A hand audit you can rerun: a seeded, stratified sample of twins shown beside their bases, and the defect rates
+of a verdict file with Wilson intervals (``glass-build sample`` / ``glass-build verdicts``).
+
+``draw_sample`` takes ``per_stratum`` twins of each (family, dose) stratum of a corpus (identity twins aside:
+they equal their base), drawn with a seeded ``random.Random`` from the pairs of manifest ``m{dose}``; a twin
+already drawn for a smaller dose is not drawn again. ``sample_text`` prints each twin beside its base (with what
+the operator changed); ``verdict_template`` writes one JSONL row per drawn twin for the reader to fill in::
+
+    {"text_id": ..., "family": ..., "dose": m, "injection_size": k,
+     "same_answer": true|false,          # does the twin keep the base's gold answer?
+     "natural": true|false,              # does it read as a well-formed problem (no cosmetic defect)?
+     "irrelevant": true|false|null,      # distractors only: is the injected text irrelevant to the question?
+     "note": "..."}
+
+``defect_table`` reads a filled verdict file: per family (and overall) the number read, answer-changing twins
+(``same_answer`` false), and twins with any defect (any of the three false), each with its 95 % Wilson interval.
+Rows left at null are counted as unread.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from causal_suite.errors import SuiteInputError
+from causal_suite.jsonl import iter_jsonl
+from glass_inspect.corpus.contract import IDENTITY, TWIN_FAMILIES, read_corpus_info, read_manifest, read_pool
+
+
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion k / n ((0, 1) when n is 0)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def draw_sample(corpus: str | Path, per_stratum: int = 10, seed: int = 0) -> list[dict[str, Any]]:
+    """``per_stratum`` distinct twins per (family, dose), seeded; rows carry the twin and its base record."""
+    info = read_corpus_info(corpus)
+    pool = {r.text_id: r for r in read_pool(corpus)}
+    rng = random.Random(seed)
+    taken: set[str] = set()
+    rows: list[dict[str, Any]] = []
+    for dose in info["doses"]:
+        by_family: dict[str, list[str]] = defaultdict(list)
+        for p in read_manifest(corpus, dose):
+            if p.operator != IDENTITY and p.twin_id not in by_family[p.operator]:
+                by_family[p.operator].append(p.twin_id)
+        for family in TWIN_FAMILIES:
+            ids = sorted(i for i in by_family[family] if i not in taken)
+            for twin_id in rng.sample(ids, min(per_stratum, len(ids))):
+                taken.add(twin_id)
+                twin = pool[twin_id]
+                rows.append({"text_id": twin_id, "family": family, "dose": dose, "twin": twin,
+                             "base": pool[twin.base_id]})
+    return rows
+
+
+def sample_text(rows: Sequence[dict[str, Any]]) -> str:
+    """Each drawn twin beside its base, numbered, with the gold answer and what changed."""
+    out = []
+    for k, r in enumerate(rows, 1):
+        twin, base = r["twin"], r["base"]
+        out += [f"### {k}. {r['text_id']}  family={r['family']} dose=m{r['dose']} size={twin.injection_size} "
+                f"gold={base.answer}",
+                f"BASE: {base.text}", f"TWIN: {twin.text}",
+                f"CHANGES: {json.dumps(twin.changes, ensure_ascii=False, sort_keys=True)}", ""]
+    return "\n".join(out)
+
+
+def verdict_template(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"text_id": r["text_id"], "family": r["family"], "dose": r["dose"],
+             "injection_size": r["twin"].injection_size, "same_answer": None, "natural": None,
+             "irrelevant": None, "note": ""} for r in rows]
+
+
+def defect_table(verdict_file: str | Path) -> list[dict[str, Any]]:
+    """Per family and overall: read, answer-changing and any-defect counts with Wilson intervals."""
+    rows = [row for _, row in iter_jsonl(Path(verdict_file))]
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        if "family" not in row or "same_answer" not in row:
+            raise SuiteInputError(f"{verdict_file}: every row needs 'family' and 'same_answer' ({row!r}).")
+        if row["same_answer"] is None:
+            continue
+        groups[row["family"]].append(row)
+        groups["all"].append(row)
+    table = []
+    for family in [*TWIN_FAMILIES, "all"]:
+        read = groups.get(family, [])
+        n = len(read)
+        changed = sum(r["same_answer"] is False for r in read)
+        defect = sum(any(r.get(k) is False for k in ("same_answer", "natural", "irrelevant")) for r in read)
+        table.append({"family": family, "read": n, "answer_changed": changed, "answer_changed_ci": wilson(changed, n),
+                      "any_defect": defect, "any_defect_ci": wilson(defect, n),
+                      "unread": sum(r["family"] == family or family == "all" for r in rows) - n})
+    return table
+
+
+def format_table(table: Sequence[dict[str, Any]]) -> str:
+    lines = [f"{'family':<20} {'read':>5} {'answer changed (95% CI)':>28} {'any defect (95% CI)':>28}"]
+    for t in table:
+        a, d = t["answer_changed_ci"], t["any_defect_ci"]
+        lines.append(f"{t['family']:<20} {t['read']:>5} "
+                     f"{t['answer_changed']:>4} = {t['answer_changed'] / max(t['read'], 1):5.1%} [{a[0]:.1%}, {a[1]:.1%}]"
+                     f"{t['any_defect']:>5} = {t['any_defect'] / max(t['read'], 1):5.1%} [{d[0]:.1%}, {d[1]:.1%}]")
+    return "\n".join(lines)

@@ -1,0 +1,55 @@
+"""The rerunnable hand audit: seeded stratified sample, verdict template, defect table with Wilson intervals."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from glass_inspect.corpus.build import build_corpus
+from glass_inspect.corpus.builtin import BUILTIN_FILES
+from glass_inspect.corpus.cli import main
+from glass_inspect.corpus.hand_audit import defect_table, draw_sample, wilson
+
+
+def test_wilson_interval():
+    assert wilson(0, 0) == (0.0, 1.0)
+    lo, hi = wilson(0, 50)
+    assert lo == 0.0 and 0.07 < hi < 0.072  # the rule-of-three neighbourhood
+    lo, hi = wilson(5, 50)
+    assert 0.04 < lo < 0.05 and 0.21 < hi < 0.22
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    from importlib import resources
+
+    out = tmp_path_factory.mktemp("c") / "gsm"
+    with resources.as_file(resources.files("glass_inspect.corpus").joinpath(BUILTIN_FILES["gsm"])) as src:
+        build_corpus("gsm", src, out)
+    return out
+
+
+def test_sample_is_seeded_stratified_and_the_verdicts_make_a_table(corpus, tmp_path, capsys):
+    rows = draw_sample(corpus, 3, seed=1)
+    assert [r["text_id"] for r in rows] == [r["text_id"] for r in draw_sample(corpus, 3, seed=1)]
+    assert len({r["text_id"] for r in rows}) == len(rows)
+    strata = {(r["family"], r["dose"]) for r in rows}
+    assert {f for f, _ in strata} >= {"entity_rename", "irrelevant_context"}
+    assert all(sum((r["family"], r["dose"]) == s for r in rows) <= 3 for s in strata)
+    prefix = tmp_path / "s"
+    assert main(["sample", str(corpus), "--out", str(prefix), "--per-stratum", "3", "--seed", "1"]) == 0
+    text = (tmp_path / "s.txt").read_text()
+    assert text.count("BASE: ") == len(rows) and text.count("TWIN: ") == len(rows)
+    template = [json.loads(line) for line in (tmp_path / "s.verdicts.jsonl").read_text().splitlines()]
+    assert [v["text_id"] for v in template] == [r["text_id"] for r in rows]
+    for k, v in enumerate(template):  # fill in: one answer change, one cosmetic defect, one unread
+        v.update(same_answer=k != 0, natural=k != 1)
+    template[-1]["same_answer"] = None
+    (tmp_path / "filled.jsonl").write_text("".join(json.dumps(v) + "\n" for v in template))
+    table = {t["family"]: t for t in defect_table(tmp_path / "filled.jsonl")}
+    assert table["all"]["read"] == len(rows) - 1 and table["all"]["unread"] == 1
+    assert table["all"]["answer_changed"] == 1 and table["all"]["any_defect"] == 2
+    capsys.readouterr()
+    assert main(["verdicts", str(tmp_path / "filled.jsonl")]) == 0
+    assert "answer changed" in capsys.readouterr().out
