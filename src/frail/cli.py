@@ -84,9 +84,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     summary = run_report(comma_list(args.pairs), args.featurizer, seeds, args.out, config, args.save_models,
                          not args.quiet, featurizer_options(args), encoder_config, args.dump_predictions,
                          args.protocol, probes)
-    if summary["status"] != "ok":
-        print(f"frail: {summary['message']}", file=sys.stderr)
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
+    if summary["status"] != "ok":  # too little data: the report says why, and the exit code says it failed
+        print(f"frail: {summary['message']}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -183,27 +184,29 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_probes)
 
     s = sub.add_parser("synth", help="generate a Synth-CD set with its ground truth (§3.5)")
-    s.add_argument("--variant", choices=["bernoulli", "continuous"], default="bernoulli")
-    s.add_argument("--n-jobs", type=int, default=500)
-    s.add_argument("--twins-per-dose", type=int, default=5)
-    s.add_argument("--seed", type=int, default=7)
-    s.add_argument("--out", required=True)
+    s.add_argument("--variant", choices=["bernoulli", "continuous"], default="bernoulli",
+                   help="bernoulli: B drawn per twin from its break probability; continuous: the probability itself")
+    s.add_argument("--n-jobs", type=int, default=500, help="synthetic base problems (jobs)")
+    s.add_argument("--twins-per-dose", type=int, default=5, help="twins per job and dose")
+    s.add_argument("--seed", type=int, default=7, help="random seed")
+    s.add_argument("--out", required=True, help="output pair file (JSONL)")
     s.set_defaults(func=cmd_synth)
 
     from .featurizers import available_featurizers
 
     r = sub.add_parser("report", help="train and evaluate Frail-π and the baselines over seeds")
     r.add_argument("--pairs", nargs="+", required=True, help="pair files (space- or comma-separated)")
-    r.add_argument("--featurizer", default="tfidf_svd", choices=available_featurizers())
-    r.add_argument("--seeds", default="0,1,2")
+    r.add_argument("--featurizer", default="tfidf_svd", choices=available_featurizers(),
+                   help="text features of a job (default tfidf_svd)")
+    r.add_argument("--seeds", default="0,1,2", help="split/training seeds, comma-separated (default 0,1,2)")
     r.add_argument("--out", required=True, help="output directory")
     r.add_argument("--protocol", choices=["text", "text_probe", "both"], default="text",
                    help="text: problem statement only; text_probe: adds the base probes of --probe-file; "
                         "both: each into OUT/text and OUT/text_probe, reported separately")
     r.add_argument("--probe-file", help="base probes (`frail probes`) for --protocol text_probe / both")
-    r.add_argument("--hidden", type=int, default=64)
-    r.add_argument("--max-epochs", type=int, default=200)
-    r.add_argument("--patience", type=int, default=20)
+    r.add_argument("--hidden", type=int, default=64, help="hidden units of the Frail-π head")
+    r.add_argument("--max-epochs", type=int, default=200, help="training epochs at most")
+    r.add_argument("--patience", type=int, default=20, help="epochs without validation gain before stopping")
     r.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     r.add_argument("--save-models", action="store_true", help="save each seed's model with its split sidecar")
     r.add_argument("--quiet", action="store_true", help="no training progress display")
@@ -211,28 +214,29 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write predictions_seed*.csv: test-fold targets, predictions and p(J, m) per dose")
     enc = add_encoder_arguments(r)
     enc.add_argument("--encoder-lr", type=float, help="encoder LR (default 2e-5 fine-tuning, 1e-3 LoRA)")
-    enc.add_argument("--head-lr", type=float, default=1e-3)
+    enc.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the head")
     enc.add_argument("--jobs-per-batch", type=int, default=64, help="jobs per optimiser step")
     enc.add_argument("--encoder-microbatch", type=int, default=16, help="jobs per encoder forward pass")
-    enc.add_argument("--encoder-max-epochs", type=int, default=20)
-    enc.add_argument("--encoder-patience", type=int, default=5)
+    enc.add_argument("--encoder-max-epochs", type=int, default=20, help="encoder training epochs at most")
+    enc.add_argument("--encoder-patience", type=int, default=5, help="encoder epochs without validation gain")
     r.set_defaults(func=cmd_report)
 
     e = sub.add_parser("evaluate", help="score a saved Frail-π on the test fold of (pairs, seed); refuses overlap")
-    e.add_argument("--model", required=True)
-    e.add_argument("--pairs", nargs="+", required=True)
-    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--model", required=True, help="a model saved by frail report --save-models")
+    e.add_argument("--pairs", nargs="+", required=True, help="pair files to evaluate on (their test fold)")
+    e.add_argument("--seed", type=int, default=0, help="the split seed the model was trained with")
     e.add_argument("--probe-file", help="base probes, for a model saved under --protocol text_probe")
     e.set_defaults(func=cmd_evaluate)
 
     t = sub.add_parser("transfer", help="solver transfer: train Frail-π on one solver's pairs, test on each solver's")
     t.add_argument("--solver", action="append", required=True, metavar="NAME=FILE[,FILE]",
                    help="one solver's pair files; repeat for each solver (same bases)")
-    t.add_argument("--featurizer", default="tfidf_svd", choices=available_featurizers())
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--hidden", type=int, default=64)
-    t.add_argument("--max-epochs", type=int, default=200)
-    t.add_argument("--patience", type=int, default=20)
+    t.add_argument("--featurizer", default="tfidf_svd", choices=available_featurizers(),
+                   help="text features of a job (default tfidf_svd)")
+    t.add_argument("--seed", type=int, default=0, help="split/training seed")
+    t.add_argument("--hidden", type=int, default=64, help="hidden units of the Frail-π head")
+    t.add_argument("--max-epochs", type=int, default=200, help="training epochs at most")
+    t.add_argument("--patience", type=int, default=20, help="epochs without validation gain before stopping")
     t.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     t.add_argument("--out", help="also write the JSON result here")
     t.set_defaults(func=cmd_transfer)

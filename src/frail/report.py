@@ -34,7 +34,7 @@ from causal_suite.files import write_text_atomic
 from causal_suite.fragility import FRAGILE_THRESHOLD
 
 from .curation import curation_block
-from .estimands import design_dose_centre, dose_composition, job_targets, observations_frame
+from .estimands import design_dose_centre, dose_composition, job_targets, observations_frame, spearman
 from .evaluation import TARGETS, Dataset, SeedResult, run_seed
 from .models.pi import PiConfig
 from .pairs import read_pair_files
@@ -91,14 +91,14 @@ def _mean_sd(values: list[float | None]) -> dict[str, float | int | None]:
 def _aggregate(results: list[SeedResult]) -> dict[str, Any]:
     done = [r for r in results if r.skipped is None]
     methods = list(done[0].spearman) if done else []
-    spearman = {
+    by_method = {
         m: {t: _mean_sd([r.spearman[m].get(t) for r in done]) for t in done[0].spearman[m]} for m in methods
     }
     ortho = {
         block: {k: _mean_sd([r.orthogonality[block][k] for r in done]) for k in done[0].orthogonality[block]}
         for block in (done[0].orthogonality if done else {})
     }
-    return {"spearman": spearman, "crd": {"spearman_frail_pi": _mean_sd([r.crd.get("spearman_frail_pi") for r in done])},
+    return {"spearman": by_method, "crd": {"spearman_frail_pi": _mean_sd([r.crd.get("spearman_frail_pi") for r in done])},
             "orthogonality": ortho}
 
 
@@ -132,7 +132,12 @@ def _reliability(data: Dataset, spearman: dict[str, dict[str, Any]]) -> dict[str
 
 
 def _fmt(cell: dict[str, Any]) -> str:
-    return "n/a" if cell["mean"] is None else f"{cell['mean']:.3f} ± {cell['sd']:.3f}"
+    """``mean ± sd`` over seeds; one seed has no spread, so it shows the value alone and says so."""
+    if cell["mean"] is None:
+        return "n/a"
+    if cell.get("n", 2) < 2:
+        return f"{cell['mean']:.3f} (one seed)"
+    return f"{cell['mean']:.3f} ± {cell['sd']:.3f}"
 
 
 def _probe_line(record: dict[str, Any]) -> str:
@@ -226,7 +231,11 @@ def _plots(out: Path, result: SeedResult, data: Dataset) -> list[str]:
     pred = result.predictions
     fig, ax = plt.subplots(figsize=(4.5, 4))
     ax.scatter(pred["pi"], pred["pi_hat"], s=8, alpha=0.6)
-    ax.set(xlabel="measured π (test fold)", ylabel="Frail-π predicted π", title=f"seed {result.seed}")
+    ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="y = x")
+    rho = spearman(pred["pi_hat"].to_numpy(), pred["pi"].to_numpy())
+    ax.set(xlabel="measured π (test fold)", ylabel="Frail-π predicted π",
+           title=f"seed {result.seed}: ρ_S = {'n/a' if rho is None else f'{rho:.3f}'} (n = {len(pred)})")
+    ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout(), fig.savefig(out / "pi_scatter.png", dpi=110), plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(5, 4))

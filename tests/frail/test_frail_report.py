@@ -95,7 +95,7 @@ def test_report_with_no_solvable_bases_says_so(tmp_path, capsys):
     path = tmp_path / "unsolved.jsonl"
     write_pairs(path, rows)
     out = tmp_path / "rep"
-    assert main(["report", "--pairs", str(path), "--seeds", "0", "--out", str(out), "--quiet"]) == 0
+    assert main(["report", "--pairs", str(path), "--seeds", "0", "--out", str(out), "--quiet"]) == 1
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "insufficient_data" and "only 0 of 30 bases" in summary["message"]
     assert "No evaluation" in (out / "report.md").read_text()
@@ -173,3 +173,11 @@ def test_cli_offers_encoder_featurizers_without_importing_torch():
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_one_seed_shows_no_spread():
+    from frail.report import _fmt
+
+    assert _fmt({"mean": 0.41234, "sd": 0.0, "n": 1}) == "0.412 (one seed)"
+    assert _fmt({"mean": 0.41234, "sd": 0.05, "n": 3}) == "0.412 ± 0.050"
+    assert _fmt({"mean": None, "sd": None, "n": 0}) == "n/a"
