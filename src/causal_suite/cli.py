@@ -46,9 +46,9 @@ PLAN: tuple[DemoRun, ...] = (
     DemoRun("cobe_inspect/cobe", {"self_judge": True}, roles=("grader",), limit=3, max_tokens=128,
             headline=("accuracy", "E0_failure", "E1_failure", "E2_failure", "self_judged")),
     DemoRun("glass_inspect/glassgsm", limit=8, epochs=2, max_tokens=128,
-            headline=("base_accuracy", "break_rate", "identity_floor")),
+            headline=("break_rate", "base_accuracy", "identity_floor")),
     DemoRun("glass_inspect/glassmath", limit=8, epochs=2, max_tokens=128,
-            headline=("base_accuracy", "break_rate", "identity_floor")),
+            headline=("break_rate", "base_accuracy", "identity_floor")),
     DemoRun("causalverify_inspect/exp_b", {"sandbox": "confined"}, roles=("extractor",), limit=3, max_tokens=256,
             headline=("L2b_plus", "L2b", "L2a", "L1", "conditional_pass"), requires=("Rscript", "bwrap", "prlimit")),
 )
