@@ -23,16 +23,7 @@ log() { echo "[ci-docker] $*"; }
 
 version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
 
-debian_mirror() {  # the Debian archive URI of the machine's bookworm entry (deb822 .sources or one-line .list)
-  local uri
-  uri=$(awk '/^URIs:/ {u=$2} /^Suites:/ && / bookworm( |$)/ {print u; exit}' /etc/apt/sources.list.d/*.sources \
-        2>/dev/null || true)
-  [ -n "$uri" ] || uri=$(grep -hE '^deb +(\[[^]]*\] +)?[a-z]+://[^ ]+ +bookworm +' /etc/apt/sources.list \
-                          /etc/apt/sources.list.d/*.list 2>/dev/null | head -n1 | sed -E 's/^deb +(\[[^]]*\] +)?//' \
-                          | awk '{print $1}' || true)
-  [ -n "$uri" ] || { echo "no Debian bookworm entry in /etc/apt/sources.list*; cannot pick a mirror" >&2; return 1; }
-  echo "$uri"
-}
+source sandboxes/r/debian_mirror.sh
 
 install_engine() {
   local have=""

@@ -15,16 +15,7 @@ CACHE="${CAUSAL_SUITE_CACHE:-$HOME/.cache/causal-suite}/docker"
 BASE_IMAGE="causalverify-debian-base:bookworm"
 log() { echo "[build] $*"; }
 
-debian_mirror() {  # the Debian archive URI of the machine's bookworm entry (deb822 .sources or one-line .list)
-  local uri
-  uri=$(awk '/^URIs:/ {u=$2} /^Suites:/ && / bookworm( |$)/ {print u; exit}' /etc/apt/sources.list.d/*.sources \
-        2>/dev/null || true)
-  [ -n "$uri" ] || uri=$(grep -hE '^deb +(\[[^]]*\] +)?[a-z]+://[^ ]+ +bookworm +' /etc/apt/sources.list \
-                          /etc/apt/sources.list.d/*.list 2>/dev/null | head -n1 | sed -E 's/^deb +(\[[^]]*\] +)?//' \
-                          | awk '{print $1}' || true)
-  [ -n "$uri" ] || { echo "no Debian bookworm entry in /etc/apt/sources.list*; set CV_DEBIAN_MIRROR" >&2; return 1; }
-  echo "$uri"
-}
+source "$here/debian_mirror.sh"
 
 base_image() {
   if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then log "base $BASE_IMAGE present"; return; fi

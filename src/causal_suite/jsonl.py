@@ -46,7 +46,9 @@ def _json_document(text: str, where: str) -> Any:
         raise SuiteInputError(f"{where} is not valid JSON (line {exc.lineno}: {exc.msg}).") from None
 
 
-def _json_lines(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def json_lines(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` of each non-blank line of JSON-lines ``text``; one sentence naming ``where`` and the
+    line when a line is not JSON or not an object."""
     for lineno, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
@@ -87,7 +89,7 @@ def iter_jsonl(path: str | Path, where: str | None = None) -> Iterator[tuple[int
             holds a JSON value that is not an object.
     """
     where = str(path) if where is None else where
-    yield from _json_lines(read_text(path, where), where)
+    yield from json_lines(read_text(path, where), where)
 
 
 def read_json_list(path: str | Path, where: str | None = None) -> list[Any]:
@@ -115,4 +117,4 @@ def read_records(path: str | Path, where: str | None = None) -> list[tuple[int |
     text = read_text(path, where)
     if text.lstrip().startswith("["):
         return [(None, item) for item in _as_list(_json_document(text, where), where)]
-    return list(_json_lines(text, where))
+    return list(json_lines(text, where))

@@ -8,14 +8,14 @@ Needs a Docker engine >= 24.0.6, Compose v2 and the Debian image (``bash .ci/doc
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 import zipfile
 
 import pytest
 from inspect_ai import eval
-from test_cv_task import FILES, REFERENCE_R, answer, by_file, scenario_dir, scores_by_id  # noqa: F401 (fixture)
+from test_cv_task import (FILES, REFERENCE_R, agreeing_cells, answer, by_file,  # noqa: F401 (fixture)
+                          scenario_dir, scores_by_id)
 
 from causalverify_inspect.task import exp_b
 
@@ -150,15 +150,4 @@ def test_replayed_upstream_responses_in_docker_agree_with_published_scores(share
     report(log)
     assert log.status == "success"
     assert log.eval.metadata["profile"] == "debian" and log.eval.metadata["replayed_model"] == slug
-    with (root / "experiments/exp_b/l2b_plus_scores_canonical_judge_v2.csv").open(newline="", encoding="utf-8") as f:
-        published = {r["scenario_id"]: r for r in csv.DictReader(f) if r["model_slug"] == slug}
-    compared = 0
-    for sid, score in scores_by_id(log).items():
-        assert isinstance(score.value, dict), (sid, score.explanation)
-        if score.value["environment"]:
-            continue
-        row = published[sid]
-        ours = [int(score.value[k]) for k in ("L1", "L2a", "L2b", "L2b_plus")]
-        assert ours == [int(row[k]) for k in ("L1", "L2a", "L2b", "L2b_plus_v2")], (sid, score.explanation)
-        compared += 1
-    assert compared >= 2
+    assert agreeing_cells(log, root, slug) >= 2

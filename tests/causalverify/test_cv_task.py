@@ -165,6 +165,12 @@ def test_replayed_upstream_responses_agree_with_published_scores(shared_dir, tmp
                      responses=str(root / "experiments/exp_b/outputs"), responses_model=slug),
                model="mockllm/model", display="none", log_dir=str(tmp_path))[0]
     assert log.status == "success"
+    assert agreeing_cells(log, root, slug) >= 3
+
+
+def agreeing_cells(log, root, slug: str) -> int:
+    """How many replayed cells were compared with upstream's published L1..L2b+ (each must agree; cells that failed
+    for a package the sandbox lacks are skipped)."""
     with (root / "experiments/exp_b/l2b_plus_scores_canonical_judge_v2.csv").open(newline="", encoding="utf-8") as f:
         published = {r["scenario_id"]: r for r in csv.DictReader(f) if r["model_slug"] == slug}
     compared = 0
@@ -176,7 +182,7 @@ def test_replayed_upstream_responses_agree_with_published_scores(shared_dir, tmp
         ours = [int(score.value[k]) for k in ("L1", "L2a", "L2b", "L2b_plus")]
         assert ours == [int(row[k]) for k in ("L1", "L2a", "L2b", "L2b_plus_v2")], (sid, score.explanation)
         compared += 1
-    assert compared >= 3
+    return compared
 
 
 def test_exp_a_with_scripted_model_on_builtin_contexts(scripted, tmp_path):

@@ -44,7 +44,7 @@ from typing import Any
 
 from causal_suite.errors import SuiteInputError, reports_input_errors, require_file
 from causal_suite.files import write_text_atomic
-from causal_suite.jsonl import read_text
+from causal_suite.jsonl import json_lines, read_text
 from cobe_inspect.records.queries import paper_query_position, slot_name
 from cobe_inspect.records.schema import SCENARIO_ID, is_keyed, keyed_records, load_records, parse_record
 
@@ -82,16 +82,7 @@ def _json_items(text: str, where: str) -> list[tuple[Any, str]]:
             return [(item, f"#{i}") for i, item in enumerate(doc, 1)]
         if is_keyed(doc):
             return keyed_records(doc, where)
-    items = []
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SuiteInputError(f"{where}, line {lineno}: not valid JSON ({exc.msg}).") from None
-        items.append((row, f"line {lineno}"))
-    return items
+    return [(row, f"line {lineno}") for lineno, row in json_lines(text, where)]
 
 
 def _csv_items(text: str, where: str) -> list[tuple[Any, str]]:
