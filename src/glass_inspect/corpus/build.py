@@ -72,8 +72,13 @@ class _Candidates:
         self.p, self.donors, self.seed, self.tries, self.tex, self.stats = p, donors, seed, m, tex, stats
         self.by_family: dict[str, list[tuple[str, Twin]]] = {
             "entity_rename": self._distinct("entity_rename", k, lambda s: entity_rename(p.text, s, tex=tex)),
-            "sentence_reorder": self._distinct("sentence_reorder", k, lambda s: sentence_reorder(p.text, s, tex=tex)),
+            # MATH: no reordering (a hand audit found most MATH reorders defective: procedures, dialogue, LaTeX
+            # environments, examples before definitions); counted as bases without a reorder twin
+            "sentence_reorder": [] if tex else self._distinct(
+                "sentence_reorder", k, lambda s: sentence_reorder(p.text, s, tex=tex)),
         }
+        if tex:
+            self.stats["no_twin"]["sentence_reorder"] += 1
         self.by_size: dict[int, list[tuple[str, Twin, tuple[str, ...]]]] = {}
         self.accept = distractor_filter(p.text, p.answer, tex=tex)
 

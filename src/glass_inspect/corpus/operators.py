@@ -182,6 +182,8 @@ def person_names(text: str, tex: bool = False) -> dict[str, str]:
             continue
         if in_compound_name(plain, word):
             continue
+        if word == "Jack" and re.search(r"\b(Queen|King|Ace|cards?|deck)\b", plain):
+            continue  # a card rank, not a person
         if word in table["ambiguous"]:
             mid = any(k.start() not in starts for k in re.finditer(rf"\b{word}\b", plain))
             if not mid:
@@ -261,8 +263,8 @@ def entity_rename(text: str, seed: int, *, tex: bool = False) -> Twin | None:
     pronoun_gender = _pronoun_gender(text, tex) if len(first_names) == 1 else None
     for old in sorted(names):
         kind = names[old]
-        if pronoun_gender and kind == "unisex":
-            kind = pronoun_gender  # one named person of either gender: the pronouns say which pool fits
+        if pronoun_gender and (kind == "unisex" or sole_person(text, tex, any_gender=True)):
+            kind = pronoun_gender  # one person, the pronouns say which pool fits (unisex name, or a list mismatch)
         pool = table["surnames"] if kind == "surname" else table["pool"][kind]
         choices = [n for n in pool if n.lower() not in words_in_text and n not in used]
         if not choices:
@@ -529,13 +531,17 @@ _POSSESSIVE_HER_NEXT = frozenset(
 )
 
 
-def sole_person(text: str, tex: bool = False) -> tuple[str, str] | None:
+def sole_person(text: str, tex: bool = False, *, any_gender: bool = False) -> tuple[str, str] | None:
     """``(name, gender)`` when ``text`` names exactly one person (a listed first name), no other capitalised word
     away from a sentence start could be a person, and every he / she pronoun has that person's gender."""
     names = person_names(text, tex)
     if len(names) != 1:
         return None
     (name, gender), = names.items()
+    if any_gender:  # only whether nobody else is named: the caller trusts the pronouns over the name list
+        openers = {w.capitalize() for w in _OPENERS} | _PLAIN_OPENERS | CALENDAR_WORDS | TITLE_WORDS
+        others = {m.group(0) for m in re.finditer(r"\b[A-Z][a-z]+\b", outside_maths(text, tex))} - {name} - openers
+        return None if others else (name, gender)
     if gender not in ("male", "female"):
         return None
     plain = outside_maths(text, tex)
