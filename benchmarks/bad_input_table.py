@@ -54,11 +54,15 @@ def _as_directory(path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------------------- CoBe
-COBE_RECORD = {"Core Set ID": 7, "Variation ID": 2, "Domain": "Everyday",
-               "Story": "The kettle boiled, so Ida made tea.",
-               "Query": ["Had the kettle broken?", "If the kettle had broken?", "Had it broken?"],
-               "Illustrative answer (not scored)": "Ida drank water.",
-               "Evaluation criteria": ["Ida wanted a drink.", "The kettle boiled."]}
+COBE_RECORD = {
+    "Core Set ID": 7,
+    "Variation ID": 2,
+    "Domain": "Everyday",
+    "Story": "The kettle boiled, so Ida made tea.",
+    "Query": ["Had the kettle broken?", "If the kettle had broken?", "Had it broken?"],
+    "Illustrative answer (not scored)": "Ida drank water.",
+    "Evaluation criteria": ["Ida wanted a drink.", "The kettle boiled."],
+}
 
 
 def _cobe(name: str, content: bytes | None) -> Callable[[Path], object]:
@@ -66,6 +70,7 @@ def _cobe(name: str, content: bytes | None) -> Callable[[Path], object]:
         path = tmp / name
         path.mkdir() if content is None else path.write_bytes(content)
         return cobe(data=str(path))
+
     return run
 
 
@@ -78,6 +83,7 @@ def _judge(content: bytes | None) -> Callable[[Path], object]:
         path = tmp / "judge.json"
         path.mkdir() if content is None else path.write_bytes(content)
         return cobe(judge_prompts=str(path))
+
     return run
 
 
@@ -85,12 +91,16 @@ def _labels(content: bytes) -> Callable[[Path], object]:
     def run(tmp: Path) -> object:
         (tmp / "labels.csv").write_bytes(content)
         return read_labels(tmp / "labels.csv")
+
     return run
 
 
 COBE_CASES: list[Case] = [
-    ("cobe", "data: JSONL with a non-UTF-8 line",
-     _cobe("d.jsonl", json.dumps(COBE_RECORD).encode() + b"\n" + BAD_UTF8)),
+    (
+        "cobe",
+        "data: JSONL with a non-UTF-8 line",
+        _cobe("d.jsonl", json.dumps(COBE_RECORD).encode() + b"\n" + BAD_UTF8),
+    ),
     ("cobe", "data: JSON array, non-UTF-8 byte", _cobe("d.json", b'[{"Story": "' + BAD_UTF8 + b'"}]')),
     ("cobe", "data: a directory", _cobe("d.json", None)),
     ("cobe", "data: empty file", _cobe("d.json", b"")),
@@ -110,19 +120,36 @@ COBE_CASES: list[Case] = [
 # -------------------------------------------------------------------------------------------------------- glass
 def _corpus(root: Path) -> Path:
     """A two-base gsm corpus with entity-rename and identity twins and one dose manifest (m1)."""
-    texts = {"g1": "Ann has 3 apples and buys 4 more. How many apples does Ann have?",
-             "g2": "A box holds 12 pens. Tom buys 2 boxes. How many pens does Tom have?"}
+    texts = {
+        "g1": "Ann has 3 apples and buys 4 more. How many apples does Ann have?",
+        "g2": "A box holds 12 pens. Tom buys 2 boxes. How many pens does Tom have?",
+    }
     pool, pairs = [], []
     for base, text in texts.items():
-        common = dict(base_id=base, seed=1, answer="7" if base == "g1" else "24", complexity_score=0.3,
-                      category="gsm", suite="gsm")
-        pool += [TextRecord(text_id=base, role="base", operator="base", injection_size=0, text=text, **common),
-                 TextRecord(text_id=f"{base}-er", role="twin", operator="entity_rename", injection_size=0,
-                            text=text.replace("Ann", "Bea").replace("Tom", "Sam"), **common),
-                 TextRecord(text_id=f"{base}-id", role="twin", operator="identity", injection_size=0, text=text,
-                            **common)]
-        pairs += [PairRecord(base, f"{base}-er", "entity_rename", 0, 1),
-                  PairRecord(base, f"{base}-id", "identity", 0, 1)]
+        common = dict(
+            base_id=base,
+            seed=1,
+            answer="7" if base == "g1" else "24",
+            complexity_score=0.3,
+            category="gsm",
+            suite="gsm",
+        )
+        pool += [
+            TextRecord(text_id=base, role="base", operator="base", injection_size=0, text=text, **common),
+            TextRecord(
+                text_id=f"{base}-er",
+                role="twin",
+                operator="entity_rename",
+                injection_size=0,
+                text=text.replace("Ann", "Bea").replace("Tom", "Sam"),
+                **common,
+            ),
+            TextRecord(text_id=f"{base}-id", role="twin", operator="identity", injection_size=0, text=text, **common),
+        ]
+        pairs += [
+            PairRecord(base, f"{base}-er", "entity_rename", 0, 1),
+            PairRecord(base, f"{base}-id", "identity", 0, 1),
+        ]
     return write_corpus_dir(root, pool, {1: pairs}, {"schema": 1, "suite": "gsm", "seed": 1, "doses": [1]}, False)
 
 
@@ -131,6 +158,7 @@ def _glass(damage: Callable[[Path], object]) -> Callable[[Path], object]:
         corpus = _corpus(tmp / "corpus")
         damage(corpus)
         return glassgsm(corpus=str(corpus), doses="1")
+
     return run
 
 
@@ -140,10 +168,18 @@ def _pool(**changes) -> Callable[[Path], object]:
 
 def _pair_file(**changes) -> Callable[[Path], object]:
     def run(tmp: Path) -> object:
-        row = {"base_id": "b1", "twin_id": "b1-t", "operator": "math_irrelevant_context_m3", "base_text": "A has 2.",
-               "twin_text": "A has 2. It rains.", "complexity_score": 0.4, "answer": "2"}
+        row = {
+            "base_id": "b1",
+            "twin_id": "b1-t",
+            "operator": "math_irrelevant_context_m3",
+            "base_text": "A has 2.",
+            "twin_text": "A has 2. It rains.",
+            "complexity_score": 0.4,
+            "answer": "2",
+        }
         (tmp / "mix_m3_pairs.jsonl").write_text(json.dumps(row | changes) + "\n")
         return read_labeled_pairs(tmp / "mix_m3_pairs.jsonl")
+
     return run
 
 
@@ -151,6 +187,7 @@ def _source(name: str, content: bytes) -> Callable[[Path], object]:
     def run(tmp: Path) -> object:
         (tmp / name).write_bytes(content)
         return load_source("gsm", str(tmp / name))
+
     return run
 
 
@@ -164,16 +201,22 @@ GLASS_CASES: list[Case] = [
     ("glass", "pool: text is a number", _pool(text=12)),
     ("glass", "pool: answer is a number", _pool(answer=7)),
     ("glass", "pool: level '5'", _pool(level="5")),
-    ("glass", "pool: non-UTF-8 line",
-     _glass(lambda c: (c / "pool.jsonl").write_bytes(b'{"text": "' + BAD_UTF8 + b'"}'))),
+    (
+        "glass",
+        "pool: non-UTF-8 line",
+        _glass(lambda c: (c / "pool.jsonl").write_bytes(b'{"text": "' + BAD_UTF8 + b'"}')),
+    ),
     ("glass", "pool: a directory", _glass(lambda c: _as_directory(c / "pool.jsonl"))),
     ("glass", "pool: empty file", _glass(lambda c: (c / "pool.jsonl").write_text(""))),
     ("glass", "manifest: dose '1'", _glass(lambda c: _edit_jsonl(manifest_path(c, 1), 1, dose="1"))),
     ("glass", "manifest: a line holding a list", _glass(lambda c: manifest_path(c, 1).write_text("[1]\n"))),
     ("glass", "corpus.json: not JSON", _glass(lambda c: (c / "corpus.json").write_text("{schema"))),
     ("glass", "corpus.json: a list", _glass(lambda c: (c / "corpus.json").write_text("[]"))),
-    ("glass", "corpus.json: doses ['one']",
-     _glass(lambda c: (c / "corpus.json").write_text('{"schema": 1, "suite": "gsm", "doses": ["one"]}'))),
+    (
+        "glass",
+        "corpus.json: doses ['one']",
+        _glass(lambda c: (c / "corpus.json").write_text('{"schema": 1, "suite": "gsm", "doses": ["one"]}')),
+    ),
     ("glass", "corpus: a file, not a folder", lambda tmp: glassgsm(corpus=str(_corpus(tmp / "c") / "pool.jsonl"))),
     ("glass", "LabeledPair: injection_size '3'", _pair_file(injection_size="3")),
     ("glass", "LabeledPair: complexity 'high'", _pair_file(complexity_score="high")),
@@ -187,15 +230,30 @@ GLASS_CASES: list[Case] = [
 def _rdd_frame(n: int = 120) -> pd.DataFrame:
     rng = np.random.default_rng(0)
     x = rng.uniform(0, 1, n).round(4)
-    return pd.DataFrame({"running_var": x, "treated": (x >= 0.5).astype(int),
-                         "y": (0.3 * x + 0.25 * (x >= 0.5) + rng.normal(0, 0.1, n)).round(4)})
+    return pd.DataFrame(
+        {
+            "running_var": x,
+            "treated": (x >= 0.5).astype(int),
+            "y": (0.3 * x + 0.25 * (x >= 0.5) + rng.normal(0, 0.1, n)).round(4),
+        }
+    )
 
 
 def _scenario(sid: str, **changes) -> dict:
-    return {"scenario_id": sid, "family": "RDD", "difficulty": "easy", "title": "t", "research_question": "q",
-            "data_description": "d", "data_file": f"data/{sid}.csv", "true_effect": 0.25, "direction": "positive",
-            "canonical": {"estimate": 0.25, "se": 0.02, "n": 120, "spec": "local linear"}, "ground_truth": {},
-            "design": {"cutoff": 0.5, "treated_side": "above", "bandwidth": 0.3}} | changes
+    return {
+        "scenario_id": sid,
+        "family": "RDD",
+        "difficulty": "easy",
+        "title": "t",
+        "research_question": "q",
+        "data_description": "d",
+        "data_file": f"data/{sid}.csv",
+        "true_effect": 0.25,
+        "direction": "positive",
+        "canonical": {"estimate": 0.25, "se": 0.02, "n": 120, "spec": "local linear"},
+        "ground_truth": {},
+        "design": {"cutoff": 0.5, "treated_side": "above", "bandwidth": 0.3},
+    } | changes
 
 
 IDS = ("r1", "r2", "r3")
@@ -216,6 +274,7 @@ def _cv(damage: Callable[[Path], object] = lambda root: None, **changes) -> Call
         root = _ours(tmp / "set", **changes)
         damage(root)
         return exp_b(scenarios=str(root))
+
     return run
 
 
@@ -234,14 +293,23 @@ def _upstream(damage: Callable[[Path], object] = lambda root: None, **changes) -
     def run(tmp: Path) -> object:
         folder = tmp / "experiments/exp_b/scenarios"
         folder.mkdir(parents=True)
-        rec = {"scenario_id": "s01", "method_family": "RDD", "difficulty": "easy", "title": "t",
-               "research_question": "q", "data_description": "d", "data_file": "experiments/exp_b/data/s01.csv",
-               "dgp_truth": {"effect": 0.25, "direction": "positive"}, "ground_truth": {}} | changes
+        rec = {
+            "scenario_id": "s01",
+            "method_family": "RDD",
+            "difficulty": "easy",
+            "title": "t",
+            "research_question": "q",
+            "data_description": "d",
+            "data_file": "experiments/exp_b/data/s01.csv",
+            "dgp_truth": {"effect": 0.25, "direction": "positive"},
+            "ground_truth": {},
+        } | changes
         (folder / "s01.json").write_text(json.dumps(rec))
         (tmp / "experiments/exp_b/data").mkdir()
         _rdd_frame().to_csv(tmp / "experiments/exp_b/data/s01.csv", index=False)
         damage(tmp)
         return exp_b(scenarios=str(tmp))
+
     return run
 
 
@@ -254,6 +322,7 @@ def _responses(damage: Callable[[Path], object]) -> Callable[[Path], object]:
             (folder / f"{sid}_m.json").write_text(json.dumps({"llm_response": {"content": "```r\ncat(1)\n```"}}))
         damage(folder / "r2_m.json")
         return exp_b(scenarios=str(root), responses=str(folder), responses_model="m")
+
     return run
 
 
@@ -261,18 +330,25 @@ def _exp_a(content: bytes) -> Callable[[Path], object]:
     def run(tmp: Path) -> object:
         (tmp / "contexts.json").write_bytes(content)
         return exp_a_dataset(tmp / "contexts.json")
+
     return run
 
 
 CV_CASES: list[Case] = [
-    ("causalverify", "records: non-UTF-8",
-     _cv(lambda r: (r / "scenarios.json").write_bytes(b'{"s": "' + BAD_UTF8 + b'"}'))),
+    (
+        "causalverify",
+        "records: non-UTF-8",
+        _cv(lambda r: (r / "scenarios.json").write_bytes(b'{"s": "' + BAD_UTF8 + b'"}')),
+    ),
     ("causalverify", "records: a directory", _cv(lambda r: _as_directory(r / "scenarios.json"))),
     ("causalverify", "records: empty file", _cv(lambda r: (r / "scenarios.json").write_text(""))),
     ("causalverify", "record: true_effect 'big'", _cv(true_effect="big")),
     ("causalverify", "record: true_effect NaN", _cv(true_effect=float("nan"))),
-    ("causalverify", "record: canonical estimate inf",
-     _cv(canonical={"estimate": float("inf"), "se": 0.1, "n": 5, "spec": "s"})),
+    (
+        "causalverify",
+        "record: canonical estimate inf",
+        _cv(canonical={"estimate": float("inf"), "se": 0.1, "n": 5, "spec": "s"}),
+    ),
     ("causalverify", "record: title is a list", _cv(title=["t"])),
     ("causalverify", "record: data_file absolute", _cv(data_file="/etc/hostname")),
     ("causalverify", "record: data_file ../../", _cv(data_file="../../etc/hostname")),
@@ -284,21 +360,36 @@ CV_CASES: list[Case] = [
     ("causalverify", "CSV: inf value", _csv(b"running_var,treated,y\n0.6,1,0.4\ninf,0,0.1\n")),
     ("causalverify", "CSV: ragged rows", _csv(b"running_var,treated,y\n0.6,1,0.4\n0.3,0,0.1,9\n")),
     ("causalverify", "CSV: empty file", _csv(b"")),
-    ("causalverify", "upstream: scenario JSON is a list",
-     _upstream(lambda r: (r / "experiments/exp_b/scenarios/s01.json").write_text("[]"))),
+    (
+        "causalverify",
+        "upstream: scenario JSON is a list",
+        _upstream(lambda r: (r / "experiments/exp_b/scenarios/s01.json").write_text("[]")),
+    ),
     ("causalverify", "upstream: data_file absolute", _upstream(data_file="/etc/hostname")),
     ("causalverify", "upstream: data_file ../", _upstream(data_file="../outside.csv")),
-    ("causalverify", "upstream: canonicals not a list",
-     _upstream(lambda r: (r / "audit").mkdir() or (r / "audit/dgp_verification.json").write_text('{"results": 1}'))),
-    ("causalverify", "upstream: CSV with NaN",
-     _upstream(lambda r: (r / "experiments/exp_b/data/s01.csv").write_text("running_var,treated,y\n0.6,1,\n"))),
+    (
+        "causalverify",
+        "upstream: canonicals not a list",
+        _upstream(lambda r: (r / "audit").mkdir() or (r / "audit/dgp_verification.json").write_text('{"results": 1}')),
+    ),
+    (
+        "causalverify",
+        "upstream: CSV with NaN",
+        _upstream(lambda r: (r / "experiments/exp_b/data/s01.csv").write_text("running_var,treated,y\n0.6,1,\n")),
+    ),
     ("causalverify", "response: empty file among valid", _responses(lambda p: p.write_text(""))),
     ("causalverify", "response: not JSON", _responses(lambda p: p.write_text("{oops"))),
-    ("causalverify", "response: content is a number",
-     _responses(lambda p: p.write_text('{"llm_response": {"content": 3}}'))),
+    (
+        "causalverify",
+        "response: content is a number",
+        _responses(lambda p: p.write_text('{"llm_response": {"content": 3}}')),
+    ),
     ("causalverify", "response: no llm_response", _responses(lambda p: p.write_text("{}"))),
-    ("causalverify", "response: non-UTF-8",
-     _responses(lambda p: p.write_bytes(b'{"llm_response": "' + BAD_UTF8 + b'"}'))),
+    (
+        "causalverify",
+        "response: non-UTF-8",
+        _responses(lambda p: p.write_bytes(b'{"llm_response": "' + BAD_UTF8 + b'"}')),
+    ),
     ("causalverify", "response: a directory", _responses(_as_directory)),
     ("causalverify", "exp_a contexts: non-UTF-8", _exp_a(b'[{"paper_id": "' + BAD_UTF8 + b'"}]')),
     ("causalverify", "exp_a contexts: empty list", _exp_a(b"[]")),
@@ -307,8 +398,16 @@ CV_CASES: list[Case] = [
 
 
 # -------------------------------------------------------------------------------------------------------- Frail
-PAIR = {"base_id": "b1", "twin_id": "b1-t", "operator": "entity_rename_m1", "complexity_score": 0.5,
-        "base_text": "A has 2.", "twin_text": "B has 2.", "y_base_mean": 1.0, "delta_mean": 0.0}
+PAIR = {
+    "base_id": "b1",
+    "twin_id": "b1-t",
+    "operator": "entity_rename_m1",
+    "complexity_score": 0.5,
+    "base_text": "A has 2.",
+    "twin_text": "B has 2.",
+    "y_base_mean": 1.0,
+    "delta_mean": 0.0,
+}
 
 
 def _frail_pairs(content: bytes | None) -> Callable[[Path], object]:
@@ -316,6 +415,7 @@ def _frail_pairs(content: bytes | None) -> Callable[[Path], object]:
         path = tmp / "p_m1_pairs.jsonl"
         path.mkdir() if content is None else path.write_bytes(content)
         return read_pairs(path)
+
     return run
 
 

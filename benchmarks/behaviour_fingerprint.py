@@ -52,8 +52,11 @@ def _h(text: str) -> int:
 
 def tree_digest(root: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
     """sha256 of each file under ``root`` (relative posix path -> digest), sorted."""
-    return {p.relative_to(root).as_posix(): _sha(p.read_bytes())
-            for p in sorted(root.rglob("*")) if p.is_file() and p.name not in skip}
+    return {
+        p.relative_to(root).as_posix(): _sha(p.read_bytes())
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name not in skip
+    }
 
 
 def glass_build(argv: list[str]) -> int:
@@ -70,8 +73,9 @@ def scripted(name: str, reply) -> Any:
     """A mockllm model whose reply is ``reply(prompt, config)``; usage filled so nothing is downloaded."""
 
     def outputs(messages, tools, tool_choice, config: GenerateConfig) -> ModelOutput:
-        out = ModelOutput.from_content(model=f"mockllm/{name}", content=reply("\n".join(m.text for m in messages),
-                                                                              config))
+        out = ModelOutput.from_content(
+            model=f"mockllm/{name}", content=reply("\n".join(m.text for m in messages), config)
+        )
         out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         return out
 
@@ -90,14 +94,28 @@ def _clean(value: Any) -> Any:
 def log_fingerprint(log: Any) -> dict[str, Any]:
     assert log.status == "success", log.error
     metrics = {f"{s.name}/{k}": _clean(m.value) for s in log.results.scores for k, m in s.metrics.items()}
-    reduced = sorted((str(r.sample_id), _clean(r.value), r.answer) for red in (log.reductions or [])
-                     for r in red.samples)
+    reduced = sorted(
+        (str(r.sample_id), _clean(r.value), r.answer) for red in (log.reductions or []) for r in red.samples
+    )
     meta = sorted((str(s.id), s.epoch, json.dumps(s.metadata, sort_keys=True, default=str)) for s in log.samples)
-    per_draw = sorted((str(s.id), s.epoch, json.dumps({k: _clean(v.value) for k, v in (s.scores or {}).items()},
-                                                      sort_keys=True), s.output.completion) for s in log.samples)
-    return {"samples": len({s.id for s in log.samples}), "draws": len(log.samples), "metrics": metrics,
-            "reduced_sha256": _sha(json.dumps(reduced)), "metadata_sha256": _sha(json.dumps(meta)),
-            "draws_sha256": _sha(json.dumps(per_draw)), "task_args": _clean(dict(log.eval.task_args))}
+    per_draw = sorted(
+        (
+            str(s.id),
+            s.epoch,
+            json.dumps({k: _clean(v.value) for k, v in (s.scores or {}).items()}, sort_keys=True),
+            s.output.completion,
+        )
+        for s in log.samples
+    )
+    return {
+        "samples": len({s.id for s in log.samples}),
+        "draws": len(log.samples),
+        "metrics": metrics,
+        "reduced_sha256": _sha(json.dumps(reduced)),
+        "metadata_sha256": _sha(json.dumps(meta)),
+        "draws_sha256": _sha(json.dumps(per_draw)),
+        "task_args": _clean(dict(log.eval.task_args)),
+    }
 
 
 def glass_solver_reply(gold: dict[str, str], suite: str):
@@ -142,9 +160,14 @@ def run(work: Path, parts: tuple[str, ...] = ("glass", "cobe")) -> dict[str, Any
 
 def run_cobe(logs: Path, result: dict[str, Any]) -> None:
     for tier in (1, 4):
-        [log] = inspect_eval("cobe_inspect/cobe", model=scripted("cobe", cobe_model_reply), display="none",
-                             log_dir=str(logs), task_args={"tier": tier},
-                             model_roles={"grader": scripted("grader", cobe_grader_reply)})
+        [log] = inspect_eval(
+            "cobe_inspect/cobe",
+            model=scripted("cobe", cobe_model_reply),
+            display="none",
+            log_dir=str(logs),
+            task_args={"tier": tier},
+            model_roles={"grader": scripted("grader", cobe_grader_reply)},
+        )
         result["eval"][f"cobe-tier{tier}"] = log_fingerprint(log)
 
 
@@ -174,15 +197,21 @@ def run_glass(work: Path, logs: Path, result: dict[str, Any]) -> None:
             gsm_log = log.location
 
     model = scripted("solver", lambda p, c: "unused")
-    [audit] = inspect_eval("glass_inspect/noop_audit", model=model, display="none", log_dir=str(logs),
-                           model_roles={"adjudicator": scripted("adjudicator", adjudicator_reply)})
+    [audit] = inspect_eval(
+        "glass_inspect/noop_audit",
+        model=model,
+        display="none",
+        log_dir=str(logs),
+        model_roles={"adjudicator": scripted("adjudicator", adjudicator_reply)},
+    )
     result["eval"]["noop_audit"] = log_fingerprint(audit)
     audited = work / "audited"
     assert glass_build(["audit", audit.location, "--pool", str(corpus_of(audit)), "--out", str(audited)]) == 0
     info = json.loads((audited / "corpus.json").read_text())
     info["counts"]["noop_audit"].pop("log")
-    result["corpus"]["audited"] = tree_digest(audited, skip=("corpus.json",)) | {"corpus.json": _sha(
-        json.dumps(info, sort_keys=True))}
+    result["corpus"]["audited"] = tree_digest(audited, skip=("corpus.json",)) | {
+        "corpus.json": _sha(json.dumps(info, sort_keys=True))
+    }
 
     from frail.cli import main as frail
     from frail.estimands import job_targets, observations_frame
@@ -194,8 +223,11 @@ def run_glass(work: Path, logs: Path, result: dict[str, Any]) -> None:
     solvable = jobs[jobs["solvable"]]
     result["frail"] = {
         "pairs_sha256": _sha(pairs.read_bytes()),
-        "jobs": len(jobs), "solvable": len(solvable), "mean_pi": _clean(float(solvable["pi"].mean())),
-        "fragile": int((solvable["pi"] > 0.05).sum()), "mean_a": _clean(float(solvable["a"].mean())),
+        "jobs": len(jobs),
+        "solvable": len(solvable),
+        "mean_pi": _clean(float(solvable["pi"].mean())),
+        "fragile": int((solvable["pi"] > 0.05).sum()),
+        "mean_a": _clean(float(solvable["a"].mean())),
         "mean_b": _clean(float(solvable["b"].mean())),
     }
     synth = work / "synth"
@@ -210,8 +242,11 @@ def corpus_of(log: Any) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="also write the JSON here")
-    parser.add_argument("--only", choices=["glass", "cobe"], help="one part: glass (corpora, glass tasks, No-Op "
-                        "audit, frail) or cobe; default both")
+    parser.add_argument(
+        "--only",
+        choices=["glass", "cobe"],
+        help="one part: glass (corpora, glass tasks, No-Op audit, frail) or cobe; default both",
+    )
     args = parser.parse_args(argv)
     work = Path(tempfile.gettempdir()) / "causal-suite-fingerprint"  # one fixed path: corpus.json records it
     shutil.rmtree(work, ignore_errors=True)

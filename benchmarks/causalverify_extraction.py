@@ -85,8 +85,11 @@ def previous(item: dict):
     found = _previous_module().extract_estimate(item["stdout"], item["family"])
     if found is None:
         return None
-    units = [_unit(m.group(1)) * (0.01 if m.group(2) else 1) for m in _NUM_RE.finditer(found.line)
-             if abs(float(m.group(1).replace("\u2212", "-")) * (0.01 if m.group(2) else 1) - found.value) < 1e-12]
+    units = [
+        _unit(m.group(1)) * (0.01 if m.group(2) else 1)
+        for m in _NUM_RE.finditer(found.line)
+        if abs(float(m.group(1).replace("\u2212", "-")) * (0.01 if m.group(2) else 1) - found.value) < 1e-12
+    ]
     return found.value, (min(units) if units else None)
 
 
@@ -100,8 +103,12 @@ def _previous_module():
         import tempfile
 
         root = Path(__file__).resolve().parents[1]
-        source = subprocess.run(["git", "-C", str(root), "show", "4f3d5b7:src/causalverify_inspect/extraction.py"],
-                                capture_output=True, text=True, check=True).stdout
+        source = subprocess.run(
+            ["git", "-C", str(root), "show", "4f3d5b7:src/causalverify_inspect/extraction.py"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         path = Path(tempfile.mkdtemp()) / "previous_extraction.py"
         path.write_text(source, encoding="utf-8")
         spec = importlib.util.spec_from_file_location("previous_extraction", path)
@@ -114,8 +121,10 @@ def _previous_module():
 def fmt(row: dict[str, int]) -> str:
     answered = row["answered"] / row["non_ambiguous"] if row["non_ambiguous"] else float("nan")
     precision = row["right"] / row["answers"] if row["answers"] else float("nan")
-    return (f"{row['items']:5d} {row['non_ambiguous']:5d} {row['answers']:7d} {row['answers'] - row['right']:5d} "
-            f"{100 * answered:8.1f} {100 * precision:9.1f}")
+    return (
+        f"{row['items']:5d} {row['non_ambiguous']:5d} {row['answers']:7d} {row['answers'] - row['right']:5d} "
+        f"{100 * answered:8.1f} {100 * precision:9.1f}"
+    )
 
 
 def main() -> None:
@@ -128,8 +137,10 @@ def main() -> None:
     items = load_corpus()
     if args.style:
         items = [i for i in items if i["style"] == args.style]
-    print(f"# {len(items)} items from {CORPUS_DIR.relative_to(Path.cwd()) if CORPUS_DIR.is_relative_to(Path.cwd()) else CORPUS_DIR}"
-          f"; machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
+    print(
+        f"# {len(items)} items from {CORPUS_DIR.relative_to(Path.cwd()) if CORPUS_DIR.is_relative_to(Path.cwd()) else CORPUS_DIR}"
+        f"; machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}"
+    )
     arms = [("ours", ours)]
     if not args.no_baseline:
         try:
@@ -146,19 +157,28 @@ def main() -> None:
             tables[name] = score(items, reader)
             runs.append((time.perf_counter() - started) / len(items))
         seconds[name] = runs
-    header = f"{'style':18s} {'items':>5s} {'non-a':>5s} {'answers':>7s} {'wrong':>5s} {'answered%':>8s} " \
-             f"{'precision%':>9s}"
+    header = (
+        f"{'style':18s} {'items':>5s} {'non-a':>5s} {'answers':>7s} {'wrong':>5s} {'answered%':>8s} {'precision%':>9s}"
+    )
     for name, _ in arms:
-        print(f"\n## {name}" + (" (previous rules: first match wins; right = within half a unit of its token)"
-                                if name == "previous" else ""))
+        print(
+            f"\n## {name}"
+            + (
+                " (previous rules: first match wins; right = within half a unit of its token)"
+                if name == "previous"
+                else ""
+            )
+        )
         print(header)
         table = tables[name]
         for style in sorted(k for k in table if k != "ALL"):
             print(f"{style:18s} {fmt(table[style])}")
         print(f"{'ALL':18s} {fmt(table['ALL'])}")
         med = statistics.median(seconds[name])
-        print(f"seconds per item: median {med * 1e3:.2f} ms (spread {min(seconds[name]) * 1e3:.2f}-"
-              f"{max(seconds[name]) * 1e3:.2f} ms over {len(seconds[name])} runs)")
+        print(
+            f"seconds per item: median {med * 1e3:.2f} ms (spread {min(seconds[name]) * 1e3:.2f}-"
+            f"{max(seconds[name]) * 1e3:.2f} ms over {len(seconds[name])} runs)"
+        )
     if args.show:
         for item in items:
             result = extract(item["stdout"], item["family"])
@@ -166,12 +186,16 @@ def main() -> None:
             wrong = answer is not None and not is_right(answer.value, answer.unit, item["value"])
             abstained = answer is None and item["value"] != "ambiguous"
             if args.show == "all" or (args.show == "wrong" and wrong) or (args.show == "abstained" and abstained):
-                print(f"\n--- {item['id']} ({item['file']}) {item['family']} truth={item['value']} "
-                      f"answer={None if answer is None else answer.value} rule={answer and answer.source} "
-                      f"reason={result.reason}")
+                print(
+                    f"\n--- {item['id']} ({item['file']}) {item['family']} truth={item['value']} "
+                    f"answer={None if answer is None else answer.value} rule={answer and answer.source} "
+                    f"reason={result.reason}"
+                )
                 for c in result.candidates:
-                    print(f"    cand {c.value} {c.rule} pref={c.preferred} ans={c.answer_line} L{c.lineno}: "
-                          f"{c.line[:110]}")
+                    print(
+                        f"    cand {c.value} {c.rule} pref={c.preferred} ans={c.answer_line} L{c.lineno}: "
+                        f"{c.line[:110]}"
+                    )
                 if args.show != "abstained" or len(item["stdout"]) < 3000:
                     print(item["stdout"][:3000])
 

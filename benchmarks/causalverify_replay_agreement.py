@@ -50,20 +50,33 @@ def published_extractor(slug: str, published: dict[tuple[str, str], dict]):
         prompt = messages[-1].text
         code = prompt.split("```r\n", 1)[1].split("\n```\n\nPrinted output:", 1)[0]
         effect = by_code.get(code)
-        out = ModelOutput.from_content(model="mockllm/published-judge",
-                                       content=f'{{"effect": {effect or "null"}, "rationale": "published judge"}}')
+        out = ModelOutput.from_content(
+            model="mockllm/published-judge", content=f'{{"effect": {effect or "null"}, "rationale": "published judge"}}'
+        )
         out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         return out
 
     return get_model("mockllm/published-judge", custom_outputs=outputs, memoize=False)
 
 
-def replay(slug: str, ids: str | None, es_windows: str, log_dir: str,
-           extractor=None) -> list[tuple[str, dict | None, dict]]:
-    log = eval(exp_b(scenarios=str(SHARED), ids=ids, sandbox="confined", responses=str(OUTPUTS),
-                     responses_model=slug, es_windows=es_windows),
-               model="mockllm/model", display="none", log_dir=log_dir, max_samples=2,
-               model_roles={"extractor": extractor} if extractor is not None else None)[0]
+def replay(
+    slug: str, ids: str | None, es_windows: str, log_dir: str, extractor=None
+) -> list[tuple[str, dict | None, dict]]:
+    log = eval(
+        exp_b(
+            scenarios=str(SHARED),
+            ids=ids,
+            sandbox="confined",
+            responses=str(OUTPUTS),
+            responses_model=slug,
+            es_windows=es_windows,
+        ),
+        model="mockllm/model",
+        display="none",
+        log_dir=log_dir,
+        max_samples=2,
+        model_roles={"extractor": extractor} if extractor is not None else None,
+    )[0]
     if log.status != "success":
         raise SystemExit(f"eval failed: {log.error}")
     out = []
@@ -92,8 +105,10 @@ def main() -> None:
         scored = [(sid, v, m) for sid, v, m in cells if v is not None]
         non_env = [(sid, v, m) for sid, v, m in scored if v["environment"] == 0]
         by_extractor = sum(m.get("source") == "extractor" for _, _, m in scored)
-        print(f"\n{slug}: {len(cells)} cells in {seconds:.0f} s; unscored {len(cells) - len(scored)}; "
-              f"environment failures {len(scored) - len(non_env)}; estimate from the extractor in {by_extractor}")
+        print(
+            f"\n{slug}: {len(cells)} cells in {seconds:.0f} s; unscored {len(cells) - len(scored)}; "
+            f"environment failures {len(scored) - len(non_env)}; estimate from the extractor in {by_extractor}"
+        )
         for subset_name, subset in (("all scored", scored), ("non-environment", non_env)):
             parts = []
             for ours, theirs in LEVELS.items():
@@ -101,16 +116,19 @@ def main() -> None:
                 parts.append(f"{ours} {agree}/{len(subset)}")
             ours_rate = sum(v["L2b_plus"] for _, v, _ in subset)
             theirs_rate = sum(int(published[(sid, slug)]["L2b_plus_v2"]) for sid, _, _ in subset)
-            print(f"  {subset_name:16s} " + "  ".join(parts)
-                  + f"   L2b+ ours {ours_rate:.0f} vs published {theirs_rate}")
+            print(
+                f"  {subset_name:16s} " + "  ".join(parts) + f"   L2b+ ours {ours_rate:.0f} vs published {theirs_rate}"
+            )
         if args.show_disagreements:
             for sid, v, m in non_env:
                 row = published[(sid, slug)]
                 if int(v["L2b"]) != int(row["L2b"]) or int(v["L2b_plus"]) != int(row["L2b_plus_v2"]):
-                    print(f"   {sid} ours L2b={v['L2b']:.0f} L2b+={v['L2b_plus']:.0f} est={m.get('estimate')} "
-                          f"({m.get('source')}) | published L2b={row['L2b']} L2b+={row['L2b_plus_v2']} "
-                          f"judge={row['judge_effect']} err={row['err_excerpt'][:80]!r} "
-                          f"ours_err={m.get('stderr_tail', '')[-120:]!r}")
+                    print(
+                        f"   {sid} ours L2b={v['L2b']:.0f} L2b+={v['L2b_plus']:.0f} est={m.get('estimate')} "
+                        f"({m.get('source')}) | published L2b={row['L2b']} L2b+={row['L2b_plus_v2']} "
+                        f"judge={row['judge_effect']} err={row['err_excerpt'][:80]!r} "
+                        f"ours_err={m.get('stderr_tail', '')[-120:]!r}"
+                    )
         for sid, v, m in cells:
             if v is None:
                 print(f"   unscored {sid}: {m.get('stderr_tail', '')[-80:]!r}")

@@ -40,8 +40,16 @@ def write_inputs(folder: Path) -> None:
     unit, period = np.meshgrid(np.arange(200), np.arange(1, 9), indexing="ij")
     treated, post = (unit.ravel() < 100).astype(int), (period.ravel() >= 5).astype(int)
     y = 0.5 * treated + 0.4 * post - 0.25 * treated * post + rng.normal(0, 0.5, treated.size)
-    pd.DataFrame({"unit_id": unit.ravel(), "period": period.ravel(), "treated": treated, "post": post,
-                  "treat_x_post": treated * post, "y": y.round(4)}).to_csv(folder / "data.csv", index=False)
+    pd.DataFrame(
+        {
+            "unit_id": unit.ravel(),
+            "period": period.ravel(),
+            "treated": treated,
+            "post": post,
+            "treat_x_post": treated * post,
+            "y": y.round(4),
+        }
+    ).to_csv(folder / "data.csv", index=False)
     (folder / "analysis.R").write_text(SCRIPT)
 
 
@@ -114,8 +122,11 @@ def docker_compose(choice: str) -> tuple[str, str] | None:
     if engine.problem:
         print(f"docker arms skipped: {engine.problem}")
         return None
-    keys = {"debian": [("docker-debian", "debian")], "cran": [("docker", "full")],
-            "auto": [("docker", "full"), ("docker-debian", "debian")]}[choice]
+    keys = {
+        "debian": [("docker-debian", "debian")],
+        "cran": [("docker", "full")],
+        "auto": [("docker", "full"), ("docker-debian", "debian")],
+    }[choice]
     for key in keys:
         if image_present(IMAGES[key].image):
             return str(compose_for_run(IMAGES[key])), IMAGES[key].image
@@ -148,8 +159,9 @@ def main() -> None:
             write_inputs(folder)
             arms = {"bare Rscript": lambda: bare(folder), "confined": lambda: asyncio.run(confined(folder))}
             if docker:
-                arms.update({"docker exec": lambda: docker.exec_arm(folder),
-                             "docker sample": lambda: docker.sample_arm(folder)})
+                arms.update(
+                    {"docker exec": lambda: docker.exec_arm(folder), "docker sample": lambda: docker.sample_arm(folder)}
+                )
             for arm in arms.values():  # warm-ups
                 arm()
             for _ in range(args.repeats):  # interleaved, so load changes on a shared machine hit every arm

@@ -45,8 +45,14 @@ def main() -> None:
     parser.add_argument("--log-dir", default="logs/cobe_scripted")
     parser.add_argument("--tier", type=int, default=1)
     args = parser.parse_args()
-    [log] = eval("cobe_inspect/cobe", task_args={"tier": args.tier}, model=scripted("respondent", respond),
-                 model_roles={"grader": scripted("judge", judge)}, display="none", log_dir=args.log_dir)
+    [log] = eval(
+        "cobe_inspect/cobe",
+        task_args={"tier": args.tier},
+        model=scripted("respondent", respond),
+        model_roles={"grader": scripted("judge", judge)},
+        display="none",
+        log_dir=args.log_dir,
+    )
     [result] = log.results.scores
     m = {name: metric.value for name, metric in result.metrics.items()}
     scenarios = len({s.metadata["scenario_id"] for s in log.samples})

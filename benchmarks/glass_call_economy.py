@@ -51,8 +51,15 @@ def instant_model(counter: list[int]):
 def timed_eval(task: Task, epochs: int, log_dir: str) -> tuple[float, int, int]:
     calls = [0]
     start = time.perf_counter()
-    [log] = eval(task, model=instant_model(calls), display="none", log_dir=log_dir, max_connections=64,
-                 epochs=epochs, score_display=False)
+    [log] = eval(
+        task,
+        model=instant_model(calls),
+        display="none",
+        log_dir=log_dir,
+        max_connections=64,
+        epochs=epochs,
+        score_display=False,
+    )
     assert log.status == "success", log.error
     return time.perf_counter() - start, calls[0], len({s.id for s in log.samples or []})
 
@@ -72,7 +79,9 @@ def main() -> None:
         print(f"corpus built in {time.perf_counter() - t0:.1f} s: {corpus}")
         pool = read_pool(corpus)
         manifests = {m: read_manifest(corpus, m) for m in (1, 3, 5, 7, 9)}
-        in_use = {p.base_id for ps in manifests.values() for p in ps} | {p.twin_id for ps in manifests.values() for p in ps}
+        in_use = {p.base_id for ps in manifests.values() for p in ps} | {
+            p.twin_id for ps in manifests.values() for p in ps
+        }
         used = [r for r in pool if r.text_id in in_use]
         identity = sum(r.operator == "identity" for r in used)
         distinct = len({r.text for r in used if r.operator != "identity"})
@@ -94,10 +103,14 @@ def main() -> None:
 
     print(f"(a) generate calls {calls} / (samples {n} x epochs {args.epochs}) = {calls / (n * args.epochs):.2f}")
     print(f"    samples {n} vs distinct texts {distinct} + identity twins {identity} = {distinct + identity}")
-    print(f"(b) unique prompts {n} vs pairs over the five manifests {pairs} "
-          f"(dose files one by one would send {per_file} prompts): saving x{per_file / n:.2f}")
-    print(f"(c) per sample: glassgsm {1000 * g_med / n:.2f} ms vs minimal task {1000 * m_med / n:.2f} ms "
-          f"-> overhead ratio {g_med / m_med:.2f} (median of {args.repeats})")
+    print(
+        f"(b) unique prompts {n} vs pairs over the five manifests {pairs} "
+        f"(dose files one by one would send {per_file} prompts): saving x{per_file / n:.2f}"
+    )
+    print(
+        f"(c) per sample: glassgsm {1000 * g_med / n:.2f} ms vs minimal task {1000 * m_med / n:.2f} ms "
+        f"-> overhead ratio {g_med / m_med:.2f} (median of {args.repeats})"
+    )
 
 
 if __name__ == "__main__":

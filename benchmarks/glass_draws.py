@@ -41,10 +41,15 @@ def instant_model(counter: list[int], honours_choices: bool):
     def reply(messages, tools, tool_choice, config) -> ModelOutput:
         counter[0] += 1
         n = (config.num_choices or 1) if honours_choices else 1
-        choices = [ChatCompletionChoice(message=ChatMessageAssistant(content=TEXT, model="model"), stop_reason="stop")
-                   for _ in range(n)]
-        return ModelOutput(model="mockllm/model", choices=choices,
-                           usage=ModelUsage(input_tokens=1, output_tokens=n, total_tokens=1 + n))
+        choices = [
+            ChatCompletionChoice(message=ChatMessageAssistant(content=TEXT, model="model"), stop_reason="stop")
+            for _ in range(n)
+        ]
+        return ModelOutput(
+            model="mockllm/model",
+            choices=choices,
+            usage=ModelUsage(input_tokens=1, output_tokens=n, total_tokens=1 + n),
+        )
 
     return get_model("mockllm/model", custom_outputs=reply, memoize=False)
 
@@ -57,14 +62,22 @@ ARMS = [  # name, task args, the provider honours num_choices
 ]
 
 
-def timed(corpus: str | None, args: dict, honours: bool, draws: int, limit: int,
-          log_dir: str) -> tuple[float, float, int, int]:
+def timed(
+    corpus: str | None, args: dict, honours: bool, draws: int, limit: int, log_dir: str
+) -> tuple[float, float, int, int]:
     """(wall seconds, CPU seconds of this process, requests, draws) of one eval."""
     calls = [0]
     task = glassgsm(corpus=corpus, epochs=draws, **args)
     start, cpu = time.perf_counter(), time.process_time()
-    [log] = eval(task, model=instant_model(calls, honours), display="none", log_dir=log_dir, max_connections=64,
-                 limit=limit, score_display=False)
+    [log] = eval(
+        task,
+        model=instant_model(calls, honours),
+        display="none",
+        log_dir=log_dir,
+        max_connections=64,
+        limit=limit,
+        score_display=False,
+    )
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     assert log.status == "success", log.error
     n_draws = sum(len(s.output.choices) for s in log.samples or [])
@@ -80,8 +93,10 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
 
-    print(f"# machine: {os.cpu_count()} CPUs, Python {platform.python_version()}; counted: model requests, "
-          "wall seconds of the whole eval (instant scripted model)")
+    print(
+        f"# machine: {os.cpu_count()} CPUs, Python {platform.python_version()}; counted: model requests, "
+        "wall seconds of the whole eval (instant scripted model)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         corpus = None
         if args.source:
@@ -96,11 +111,15 @@ def main() -> None:
                     results[name].append(run)
 
     load = os.getloadavg()[0]
-    print(f"# {args.limit} prompts x {args.draws} draws = {args.limit * args.draws} draws per arm; median of "
-          f"{args.repeats} (min-max); load average {load:.1f} on {os.cpu_count()} CPUs (wall time is inflated when "
-          "the load exceeds the CPUs; CPU time much less)")
-    print(f"{'arm':<26} {'requests':>8} {'req/draw':>8} {'wall ms/draw':>20} {'x epochs':>8} {'cpu ms/draw':>11} "
-          f"{'x epochs':>8}")
+    print(
+        f"# {args.limit} prompts x {args.draws} draws = {args.limit * args.draws} draws per arm; median of "
+        f"{args.repeats} (min-max); load average {load:.1f} on {os.cpu_count()} CPUs (wall time is inflated when "
+        "the load exceeds the CPUs; CPU time much less)"
+    )
+    print(
+        f"{'arm':<26} {'requests':>8} {'req/draw':>8} {'wall ms/draw':>20} {'x epochs':>8} {'cpu ms/draw':>11} "
+        f"{'x epochs':>8}"
+    )
     wall0 = statistics.median(1000 * t / d for t, _, _, d in results["epochs"])
     cpu0 = statistics.median(1000 * c / d for _, c, _, d in results["epochs"])
     for name, _, _ in ARMS:
@@ -109,8 +128,10 @@ def main() -> None:
         cpu = statistics.median(1000 * c / d for _, c, _, d in runs)
         _, _, requests, n_draws = runs[0]
         w = statistics.median(wall)
-        print(f"{name:<26} {requests:>8} {requests / n_draws:>8.2f} {w:>7.2f} ({min(wall):5.2f}-{max(wall):5.2f})"
-              f" {w / wall0:>8.2f} {cpu:>11.2f} {cpu / cpu0:>8.2f}")
+        print(
+            f"{name:<26} {requests:>8} {requests / n_draws:>8.2f} {w:>7.2f} ({min(wall):5.2f}-{max(wall):5.2f})"
+            f" {w / wall0:>8.2f} {cpu:>11.2f} {cpu / cpu0:>8.2f}"
+        )
 
 
 if __name__ == "__main__":

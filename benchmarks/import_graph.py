@@ -174,19 +174,33 @@ def summary(graph: ImportGraph) -> dict:
             "edges": [f"{a} -> {b}{' *' if (a, b) in graph.deferred else ''}" for a, b in internal],
             "sizes": {m: graph.lines[m] for m in sorted(mods, key=lambda m: (-graph.lines[m], m))},
         }
-    cross = [f"{a} -> {b}{' *' if (a, b) in graph.deferred else ''}"
-             for a, b in graph.edge_list() if graph.package(a) != graph.package(b)]
-    return {"modules": len(graph.modules), "lines": sum(graph.lines.values()), "edges": len(graph.edge_list()),
-            "cycles": found, "packages": packages, "cross_package_edges": cross}
+    cross = [
+        f"{a} -> {b}{' *' if (a, b) in graph.deferred else ''}"
+        for a, b in graph.edge_list()
+        if graph.package(a) != graph.package(b)
+    ]
+    return {
+        "modules": len(graph.modules),
+        "lines": sum(graph.lines.values()),
+        "edges": len(graph.edge_list()),
+        "cycles": found,
+        "packages": packages,
+        "cross_package_edges": cross,
+    }
 
 
 def render(info: dict) -> str:
-    out = [f"import graph: {info['modules']} modules, {info['lines']} lines, {info['edges']} internal edges, "
-           f"{len(info['cycles'])} cycle(s)", "",
-           f"{'package':22s} {'modules':>7s} {'lines':>6s} {'edges':>6s} {'fn-level':>8s} {'cycles':>6s}  largest module"]
+    out = [
+        f"import graph: {info['modules']} modules, {info['lines']} lines, {info['edges']} internal edges, "
+        f"{len(info['cycles'])} cycle(s)",
+        "",
+        f"{'package':22s} {'modules':>7s} {'lines':>6s} {'edges':>6s} {'fn-level':>8s} {'cycles':>6s}  largest module",
+    ]
     for pkg, p in info["packages"].items():
-        out.append(f"{pkg:22s} {p['modules']:7d} {p['lines']:6d} {p['internal_edges']:6d} "
-                   f"{p['function_level_edges']:8d} {len(p['cycles']):6d}  {p['largest']} ({p['sizes'][p['largest']]})")
+        out.append(
+            f"{pkg:22s} {p['modules']:7d} {p['lines']:6d} {p['internal_edges']:6d} "
+            f"{p['function_level_edges']:8d} {len(p['cycles']):6d}  {p['largest']} ({p['sizes'][p['largest']]})"
+        )
     out += ["", "== cycles (strongly connected components; edges marked * are function-level imports)"]
     out += [f"  {i}. " + " <-> ".join(c) for i, c in enumerate(info["cycles"], 1)] or ["  none"]
     for pkg, p in info["packages"].items():

@@ -43,21 +43,44 @@ JUDGE_MAX_TOKENS = 8
 
 PLAN: tuple[DemoRun, ...] = (
     # the demo's one model also judges: CoBe refuses that unless told (self_judge), and marks the log self-judged
-    DemoRun("cobe_inspect/cobe", {"self_judge": True}, roles=("grader",), limit=3, max_tokens=128,
-            headline=("accuracy", "E0_failure", "E1_failure", "E2_failure", "self_judged")),
-    DemoRun("glass_inspect/glassgsm", limit=8, epochs=2, max_tokens=128,
-            headline=("break_rate", "base_accuracy", "identity_floor")),
-    DemoRun("glass_inspect/glassmath", limit=8, epochs=2, max_tokens=128,
-            headline=("break_rate", "base_accuracy", "identity_floor")),
-    DemoRun("causalverify_inspect/exp_b", {"sandbox": "confined"}, roles=("extractor",), limit=3, max_tokens=256,
-            headline=("L2b_plus", "L2b", "L2a", "L1", "conditional_pass"), requires=("Rscript", "bwrap", "prlimit")),
+    DemoRun(
+        "cobe_inspect/cobe",
+        {"self_judge": True},
+        roles=("grader",),
+        limit=3,
+        max_tokens=128,
+        headline=("accuracy", "E0_failure", "E1_failure", "E2_failure", "self_judged"),
+    ),
+    DemoRun(
+        "glass_inspect/glassgsm",
+        limit=8,
+        epochs=2,
+        max_tokens=128,
+        headline=("break_rate", "base_accuracy", "identity_floor"),
+    ),
+    DemoRun(
+        "glass_inspect/glassmath",
+        limit=8,
+        epochs=2,
+        max_tokens=128,
+        headline=("break_rate", "base_accuracy", "identity_floor"),
+    ),
+    DemoRun(
+        "causalverify_inspect/exp_b",
+        {"sandbox": "confined"},
+        roles=("extractor",),
+        limit=3,
+        max_tokens=256,
+        headline=("L2b_plus", "L2b", "L2a", "L1", "conditional_pass"),
+        requires=("Rscript", "bwrap", "prlimit"),
+    ),
 )
 
 
 def _headline(log: Any, names: tuple[str, ...]) -> str:
     """The named metrics as ``name=value`` pairs (a scorer reporting one ``mean`` is named by the scorer)."""
     metrics: dict[str, float] = {}
-    for score in (log.results.scores if log.results else []):
+    for score in log.results.scores if log.results else []:
         for name, m in score.metrics.items():
             metrics.setdefault(score.name if name == "mean" else name.split("/")[-1], m.value)
     return ", ".join(f"{n}={metrics[n]:.3f}" for n in names if n in metrics) or "-"
@@ -85,14 +108,21 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
             continue
         missing = [program for program in run.requires if shutil.which(program) is None]
         if missing:  # checked before any judge model is built for a task that will not run
-            rows.append((run.task, "skipped", "-", f"needs {', '.join(missing)} (Debian: r-base-core, bubblewrap)", "-"))
+            rows.append(
+                (run.task, "skipped", "-", f"needs {', '.join(missing)} (Debian: r-base-core, bubblewrap)", "-")
+            )
             continue
         kwargs: dict[str, Any] = dict(task_args=run.task_args, model=model, log_dir=log_dir, display="none")
         if run.roles:
             kwargs["model_roles"] = {role: get_model(model, config=judge_config) for role in run.roles}
         if not full:
-            kwargs.update({k: v for k, v in (("limit", run.limit), ("epochs", run.epochs),
-                                               ("max_tokens", run.max_tokens)) if v is not None})
+            kwargs.update(
+                {
+                    k: v
+                    for k, v in (("limit", run.limit), ("epochs", run.epochs), ("max_tokens", run.max_tokens))
+                    if v is not None
+                }
+            )
         print(f"[demo] {run.task} ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
         try:
@@ -105,7 +135,9 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
         n = len({s.id for s in log.samples or []})
         if log.status != "success":
             failed += 1
-        status = log.status if log.status == "success" else f"{log.status}: {log.error.message[:60] if log.error else ''}"
+        status = (
+            log.status if log.status == "success" else f"{log.status}: {log.error.message[:60] if log.error else ''}"
+        )
         size = f"{n} samples ({_unscored(log)} unscored) / {wall:.0f} s"
         rows.append((run.task, status, size, _headline(log, run.headline), log.location))
     _print_table(("task", "status", "size", "headline metrics", "log"), rows)
@@ -159,8 +191,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "score":
         scored = rescore_log(args.log, args.append, args.out)
-        print(f"score: {args.out or args.log} re-scored ({len(scored.samples or [])} samples); the inspect "
-              f"equivalent: {inspect_command(scored, args.log)}")
+        print(
+            f"score: {args.out or args.log} re-scored ({len(scored.samples or [])} samples); the inspect "
+            f"equivalent: {inspect_command(scored, args.log)}"
+        )
         return 0
     if args.command == "tasks":
         return list_tasks()

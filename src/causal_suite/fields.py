@@ -14,8 +14,7 @@ from typing import Any
 from causal_suite.errors import SuiteInputError
 
 NUMBER = (int, float)
-_NAMES = {str: "a string", int: "an integer", float: "a number", dict: "an object", list: "a list",
-          type(None): "null"}
+_NAMES = {str: "a string", int: "an integer", float: "a number", dict: "an object", list: "a list", type(None): "null"}
 
 
 def _flat(kind: type | tuple) -> tuple[type, ...]:

@@ -184,10 +184,14 @@ class OfflineGemma(ModelAPI):
         return ModelOutput(
             model=self.model_name,
             choices=choices,
-            usage=ModelUsage(input_tokens=prompt_tokens, output_tokens=completion_tokens,
-                             total_tokens=prompt_tokens + completion_tokens),
+            usage=ModelUsage(
+                input_tokens=prompt_tokens,
+                output_tokens=completion_tokens,
+                total_tokens=prompt_tokens + completion_tokens,
+            ),
             metadata={"max_tokens_capped": {"asked": asked, "cap": self.max_tokens_cap}}
-            if asked > self.max_tokens_cap else None,
+            if asked > self.max_tokens_cap
+            else None,
         )
 
 

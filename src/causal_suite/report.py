@@ -103,11 +103,21 @@ def cobe_figures(logs: list[EvalLog]) -> list[Figure]:
             p, se, n = _binomial([1.0 - float(v[check]) for v, _ in scored])
             checks.append({"model": _label(log), "check": check, "failure_rate": p, "se": se, "n": n})
     table = pd.DataFrame(rows, columns=["model", "breakdown", "group", "accuracy", "se", "n"])
-    figures = [Figure(f"cobe_accuracy_by_{key}", f"CoBe accuracy by {key.replace('_', ' ')}",
-                      table[table["breakdown"] == key].drop(columns="breakdown").reset_index(drop=True))
-               for key in COBE_GROUPS]
-    figures.append(Figure("cobe_check_failures", "CoBe check failure rates (E0 connectors, E1 stay, E2 change)",
-                          pd.DataFrame(checks, columns=["model", "check", "failure_rate", "se", "n"])))
+    figures = [
+        Figure(
+            f"cobe_accuracy_by_{key}",
+            f"CoBe accuracy by {key.replace('_', ' ')}",
+            table[table["breakdown"] == key].drop(columns="breakdown").reset_index(drop=True),
+        )
+        for key in COBE_GROUPS
+    ]
+    figures.append(
+        Figure(
+            "cobe_check_failures",
+            "CoBe check failure rates (E0 connectors, E1 stay, E2 change)",
+            pd.DataFrame(checks, columns=["model", "check", "failure_rate", "se", "n"]),
+        )
+    )
     return figures
 
 
@@ -118,8 +128,10 @@ def _glass_sample_scores(log: EvalLog) -> list[SampleScore]:
     reduction = next(iter(log.reductions or []), None)
     if reduction is None:
         return []
-    return [SampleScore(score=s, sample_id=s.sample_id, sample_metadata=metadata.get(s.sample_id))
-            for s in reduction.samples]
+    return [
+        SampleScore(score=s, sample_id=s.sample_id, sample_metadata=metadata.get(s.sample_id))
+        for s in reduction.samples
+    ]
 
 
 def glass_figures(logs: list[EvalLog]) -> list[Figure]:
@@ -137,13 +149,27 @@ def glass_figures(logs: list[EvalLog]) -> list[Figure]:
                 cells[(p.operator, p.dose)].append(float(p.broke))
         for (family, dose), broke in sorted(cells.items()):
             rate, se, n = _binomial(broke)
-            rows.append({"model": _label(log), "suite": log.eval.task.split("/")[-1], "family": family, "dose": dose,
-                         "break_rate": rate, "se": se, "n_pairs": n, "identity_floor": floor,
-                         "identity_floor_se": floor_se})
-    columns = ["model", "suite", "family", "dose", "break_rate", "se", "n_pairs", "identity_floor",
-               "identity_floor_se"]
-    return [Figure("glass_break_rate_by_dose", "Break rate P(B=1 | Y(base)=1) against dose, identity floor shaded",
-                   pd.DataFrame(rows, columns=columns))]
+            rows.append(
+                {
+                    "model": _label(log),
+                    "suite": log.eval.task.split("/")[-1],
+                    "family": family,
+                    "dose": dose,
+                    "break_rate": rate,
+                    "se": se,
+                    "n_pairs": n,
+                    "identity_floor": floor,
+                    "identity_floor_se": floor_se,
+                }
+            )
+    columns = ["model", "suite", "family", "dose", "break_rate", "se", "n_pairs", "identity_floor", "identity_floor_se"]
+    return [
+        Figure(
+            "glass_break_rate_by_dose",
+            "Break rate P(B=1 | Y(base)=1) against dose, identity floor shaded",
+            pd.DataFrame(rows, columns=columns),
+        )
+    ]
 
 
 # -------------------------------------------------------------------------------------------------------- exp_b
@@ -153,8 +179,12 @@ def published_levels(csv: Path, model_slug: str) -> dict[str, dict[str, float]]:
     rows = data[data["model_slug"] == model_slug]
     out = {}
     for family, group in rows.groupby("method"):
-        out[str(family)] = {"L1": group["L1"].mean(), "L2a": group["L2a"].mean(), "L2b": group["L2b"].mean(),
-                            "L2b_plus": group["L2b_plus_v2"].mean()}
+        out[str(family)] = {
+            "L1": group["L1"].mean(),
+            "L2a": group["L2a"].mean(),
+            "L2b": group["L2b"].mean(),
+            "L2b_plus": group["L2b_plus_v2"].mean(),
+        }
     return out
 
 
@@ -171,27 +201,55 @@ def exp_b_figures(logs: list[EvalLog], published: Path | None = None) -> list[Fi
         for family, values in sorted(by_family.items()):
             for level in EXP_B_LEVELS:
                 rate, se, n = _binomial([v[level] for v in values])
-                funnel.append({"model": _label(log), "family": family, "level": level, "rate": rate, "se": se,
-                               "n": n, "published": reference.get(family, {}).get(level, float("nan"))})
+                funnel.append(
+                    {
+                        "model": _label(log),
+                        "family": family,
+                        "level": level,
+                        "rate": rate,
+                        "se": se,
+                        "n": n,
+                        "published": reference.get(family, {}).get(level, float("nan")),
+                    }
+                )
         tolerances = sorted({k for v, _ in scored for k in v if k.startswith("tol_")}, key=lambda k: int(k[4:]))
         for key in tolerances:
             rate, se, n = _binomial([v[key] for v, _ in scored])
             sweep.append({"model": _label(log), "tolerance": int(key[4:]) / 100, "L2b_plus": rate, "se": se, "n": n})
-        rated = [(v["conf_estimate"], v["L2b_plus"]) for v, _ in scored
-                 if "conf_estimate" in v and not math.isnan(v["conf_estimate"])]
+        rated = [
+            (v["conf_estimate"], v["L2b_plus"])
+            for v, _ in scored
+            if "conf_estimate" in v and not math.isnan(v["conf_estimate"])
+        ]
         bins: dict[int, list[tuple[float, float]]] = defaultdict(list)
         for conf, correct in rated:
             bins[min(int(conf * 10), 9)].append((conf, correct))
         for b, members in sorted(bins.items()):
-            reliability.append({"model": _label(log), "bin": b, "confidence": sum(c for c, _ in members) / len(members),
-                                "accuracy": sum(a for _, a in members) / len(members), "n": len(members)})
+            reliability.append(
+                {
+                    "model": _label(log),
+                    "bin": b,
+                    "confidence": sum(c for c, _ in members) / len(members),
+                    "accuracy": sum(a for _, a in members) / len(members),
+                    "n": len(members),
+                }
+            )
     return [
-        Figure("exp_b_funnel", "Exp B: L1 -> L2a -> L2b -> L2b+ per design family",
-               pd.DataFrame(funnel, columns=["model", "family", "level", "rate", "se", "n", "published"])),
-        Figure("exp_b_tolerance_sweep", "Exp B: L2b+ against the relative tolerance",
-               pd.DataFrame(sweep, columns=["model", "tolerance", "L2b_plus", "se", "n"])),
-        Figure("exp_b_reliability", "Exp B calibration arm: accuracy against stated confidence",
-               pd.DataFrame(reliability, columns=["model", "bin", "confidence", "accuracy", "n"])),
+        Figure(
+            "exp_b_funnel",
+            "Exp B: L1 -> L2a -> L2b -> L2b+ per design family",
+            pd.DataFrame(funnel, columns=["model", "family", "level", "rate", "se", "n", "published"]),
+        ),
+        Figure(
+            "exp_b_tolerance_sweep",
+            "Exp B: L2b+ against the relative tolerance",
+            pd.DataFrame(sweep, columns=["model", "tolerance", "L2b_plus", "se", "n"]),
+        ),
+        Figure(
+            "exp_b_reliability",
+            "Exp B calibration arm: accuracy against stated confidence",
+            pd.DataFrame(reliability, columns=["model", "bin", "confidence", "accuracy", "n"]),
+        ),
     ]
 
 
@@ -216,8 +274,14 @@ def draw(figure: Figure, out: Path) -> str | None:
         ax.set_ylim(0, 1)
     elif figure.name == "glass_break_rate_by_dose":
         for (model, family), part in data.groupby(["model", "family"]):
-            ax.errorbar(part["dose"], part["break_rate"], yerr=part["se"].fillna(0), marker="o", capsize=3,
-                        label=f"{family} ({model})")
+            ax.errorbar(
+                part["dose"],
+                part["break_rate"],
+                yerr=part["se"].fillna(0),
+                marker="o",
+                capsize=3,
+                label=f"{family} ({model})",
+            )
         for model, part in data.groupby("model"):
             floor, se = part["identity_floor"].iloc[0], part["identity_floor_se"].fillna(0).iloc[0]
             if not math.isnan(floor):
@@ -287,6 +351,10 @@ def build_report(paths: list[str], out: Path, published: Path | None = None) -> 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("logs", nargs="+", help=".eval logs or folders holding them (searched recursively)")
     parser.add_argument("--out", required=True, type=Path, help="folder for report.md, the PNG figures and CSVs")
-    parser.add_argument("--published", type=Path, default=None,
-                        help="upstream's Exp B score CSV (l2b_plus_scores_canonical_judge_v2.csv): replays get the "
-                             "published levels beside ours")
+    parser.add_argument(
+        "--published",
+        type=Path,
+        default=None,
+        help="upstream's Exp B score CSV (l2b_plus_scores_canonical_judge_v2.csv): replays get the "
+        "published levels beside ours",
+    )

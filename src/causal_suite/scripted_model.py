@@ -45,20 +45,31 @@ def load_script(path: str | Path) -> Script:
         doc = json.loads(text) if str(path).endswith(".json") else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise SuiteInputError(f"Scripted model replies file '{path}' is not valid JSON/YAML ({exc}).") from None
-    valid = (isinstance(doc, str) or (isinstance(doc, list) and doc and all(isinstance(r, str) for r in doc))
-             or (isinstance(doc, dict) and doc and all(isinstance(k, str) and isinstance(v, str)
-                                                       for k, v in doc.items())))
+    valid = (
+        isinstance(doc, str)
+        or (isinstance(doc, list) and doc and all(isinstance(r, str) for r in doc))
+        or (isinstance(doc, dict) and doc and all(isinstance(k, str) and isinstance(v, str) for k, v in doc.items()))
+    )
     if not valid:
-        raise SuiteInputError(f"Scripted model replies file '{path}' must hold a string, a non-empty list of "
-                              "strings, or a non-empty {substring: reply} mapping of strings.")
+        raise SuiteInputError(
+            f"Scripted model replies file '{path}' must hold a string, a non-empty list of "
+            "strings, or a non-empty {substring: reply} mapping of strings."
+        )
     return doc
 
 
 class ScriptedModel(ModelAPI):
     """inspect ``ModelAPI`` answering from a script (see module)."""
 
-    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), replies: str | None = None, **model_args: Any) -> None:
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        replies: str | None = None,
+        **model_args: Any,
+    ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         self.script: Script = load_script(replies) if replies else DEFAULT_REPLY
         self._turn = count()
@@ -71,18 +82,24 @@ class ScriptedModel(ModelAPI):
         found = next((reply for needle, reply in self.script.items() if needle != "*" and needle in prompt), None)
         return found if found is not None else self.script.get("*", DEFAULT_REPLY)
 
-    async def generate(self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
-                       config: GenerateConfig) -> ModelOutput:
+    async def generate(
+        self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
+    ) -> ModelOutput:
         prompt = "\n".join(m.text for m in input)
         text = self.reply(prompt)
         n = max(1, config.num_choices or 1)
-        choices = [ChatCompletionChoice(message=ChatMessageAssistant(content=text, model=self.model_name,
-                                                                     source="generate"), stop_reason="stop")
-                   for _ in range(n)]
+        choices = [
+            ChatCompletionChoice(
+                message=ChatMessageAssistant(content=text, model=self.model_name, source="generate"), stop_reason="stop"
+            )
+            for _ in range(n)
+        ]
         words_in, words_out = len(prompt.split()), n * len(text.split())
-        return ModelOutput(model=self.model_name, choices=choices,
-                           usage=ModelUsage(input_tokens=words_in, output_tokens=words_out,
-                                            total_tokens=words_in + words_out))
+        return ModelOutput(
+            model=self.model_name,
+            choices=choices,
+            usage=ModelUsage(input_tokens=words_in, output_tokens=words_out, total_tokens=words_in + words_out),
+        )
 
 
 @modelapi(name="scripted")

@@ -30,9 +30,14 @@ def preview_text(data: pd.DataFrame) -> tuple[str, str]:
 def exp_b_prompt(scenario: Scenario) -> str:
     """The user prompt of one scenario (our wording, upstream's inputs)."""
     preview, types = preview_text(scenario.load_data())
-    return EXP_B_USER.format(title=scenario.title, research_question=scenario.research_question,
-                             data_description=scenario.data_description, data_file=scenario.data_file,
-                             preview=preview, column_types=types)
+    return EXP_B_USER.format(
+        title=scenario.title,
+        research_question=scenario.research_question,
+        data_description=scenario.data_description,
+        data_file=scenario.data_file,
+        preview=preview,
+        column_types=types,
+    )
 
 
 def scenario_to_sample(scenario: Scenario) -> Sample:
@@ -68,7 +73,8 @@ def select_scenarios(scenarios: list[Scenario], ids: Sequence[str] | str | None)
     unknown = [i for i in wanted if i not in known]
     if unknown:
         raise SuiteInputError(
-            f"Scenario id(s) {unknown} are not in the scenario source; known ids start {sorted(known)[:5]}.")
+            f"Scenario id(s) {unknown} are not in the scenario source; known ids start {sorted(known)[:5]}."
+        )
     return [s for s in scenarios if s.scenario_id in set(wanted)]
 
 
@@ -87,8 +93,10 @@ def cached_response_path(responses: str | Path, scenario_id: str, slug: str) -> 
     """``{responses}/{sid}_{slug}.json``; an id or slug that would name a file outside the folder is refused."""
     name = f"{scenario_id}_{model_slug(slug)}.json"
     if "/" in name or "\\" in name or name.startswith(".") or "\0" in name:
-        raise SuiteInputError(f"Cached responses: scenario id {scenario_id!r} with model slug {slug!r} does not name "
-                              "a plain file inside the responses folder.")
+        raise SuiteInputError(
+            f"Cached responses: scenario id {scenario_id!r} with model slug {slug!r} does not name "
+            "a plain file inside the responses folder."
+        )
     return Path(responses) / name
 
 
@@ -112,6 +120,7 @@ def check_cached_responses(responses: str | Path, slug: str, scenario_ids: Seque
     if missing:
         raise SuiteInputError(
             f"Cached responses folder '{responses}' lacks {len(missing)} file(s) for model slug '{slug}', "
-            f"e.g. '{cached_response_path(responses, missing[0], slug).name}'.")
+            f"e.g. '{cached_response_path(responses, missing[0], slug).name}'."
+        )
     for sid in scenario_ids:
         read_cached_response(cached_response_path(responses, sid, slug))

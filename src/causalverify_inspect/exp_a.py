@@ -31,14 +31,42 @@ BUILTIN_CONTEXTS = Path(__file__).parent / "data" / "exp_a_contexts.json"
 CONTEXT_FIELDS = ("paper_id", "research_question", "data_description", "institutional_context")
 
 METHOD_KEYWORDS = {
-    "DID": ("difference-in-difference", "differences-in-difference", "difference in difference", "diff-in-diff",
-            "two-way fixed effect", "twfe", "staggered adoption", "parallel trends"),
-    "EVENT_STUDY": ("event study", "event-study", "abnormal return", "cumulative abnormal", "announcement return",
-                    "event window", "market model"),
-    "IV": ("instrumental variable", "two-stage least squares", "2sls", "exclusion restriction", "first stage",
-           "instrument for"),
-    "RDD": ("regression discontinuity", "running variable", "discontinuity design", "rdrobust", "cutoff",
-            "threshold design", "bandwidth"),
+    "DID": (
+        "difference-in-difference",
+        "differences-in-difference",
+        "difference in difference",
+        "diff-in-diff",
+        "two-way fixed effect",
+        "twfe",
+        "staggered adoption",
+        "parallel trends",
+    ),
+    "EVENT_STUDY": (
+        "event study",
+        "event-study",
+        "abnormal return",
+        "cumulative abnormal",
+        "announcement return",
+        "event window",
+        "market model",
+    ),
+    "IV": (
+        "instrumental variable",
+        "two-stage least squares",
+        "2sls",
+        "exclusion restriction",
+        "first stage",
+        "instrument for",
+    ),
+    "RDD": (
+        "regression discontinuity",
+        "running variable",
+        "discontinuity design",
+        "rdrobust",
+        "cutoff",
+        "threshold design",
+        "bandwidth",
+    ),
 }
 POSITIVE_WORDS = ("positive", "increase", "higher", "raise", "improve", "gain", "larger", "boost", "upward")
 NEGATIVE_WORDS = ("negative", "decrease", "lower", "reduce", "decline", "fall", "drop", "worse", "downward")
@@ -48,7 +76,7 @@ def _section(text: str, start: str, stop: str, width: int) -> str:
     match = re.search(start, text)
     if not match:
         return ""
-    body = text[match.end(): match.end() + width]
+    body = text[match.end() : match.end() + width]
     end = re.search(stop, body)
     return body[: end.start()] if end else body
 
@@ -110,10 +138,16 @@ def exp_a_dataset(contexts: str | Path | None = None, labels: str | Path | None 
             raise SuiteInputError(f"{where}: paper_id {pid!r} occurs twice.")
         seen.add(pid)
         label = {"method": rec.get("method"), "direction": rec.get("direction"), **overrides.get(pid, {})}
-        samples.append(Sample(
-            id=pid, input=EXP_A_USER.format(**{k: rec[k] for k in CONTEXT_FIELDS[1:]}),
-            metadata={"method": label["method"] if label["method"] in FAMILIES else None,
-                      "direction": label["direction"] if label["direction"] in DIRECTIONS else None}))
+        samples.append(
+            Sample(
+                id=pid,
+                input=EXP_A_USER.format(**{k: rec[k] for k in CONTEXT_FIELDS[1:]}),
+                metadata={
+                    "method": label["method"] if label["method"] in FAMILIES else None,
+                    "direction": label["direction"] if label["direction"] in DIRECTIONS else None,
+                },
+            )
+        )
     if not samples:
         raise SuiteInputError(f"Exp A file '{path}' holds no records.")
     return MemoryDataset(samples, name="causalverify_exp_a")
@@ -130,10 +164,16 @@ def exp_a_scorer() -> Scorer:
         meta = {"detected_method": found_method, "detected_direction": found_direction}
         if method is None and direction is None:
             return Score.unscored(reason="no_label", explanation="the context has no consensus labels", metadata=meta)
-        value = {"L3": float("nan") if method is None else float(found_method == method),
-                 "L4": float("nan") if direction is None else float(found_direction == direction)}
-        return Score(value=value, answer=f"{found_method}/{found_direction}", metadata=meta,
-                     explanation=f"detected {found_method}, {found_direction}; labels {method}, {direction}")
+        value = {
+            "L3": float("nan") if method is None else float(found_method == method),
+            "L4": float("nan") if direction is None else float(found_direction == direction),
+        }
+        return Score(
+            value=value,
+            answer=f"{found_method}/{found_direction}",
+            metadata=meta,
+            explanation=f"detected {found_method}, {found_direction}; labels {method}, {direction}",
+        )
 
     return score
 
@@ -145,8 +185,11 @@ def agreement() -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         out = {}
         for key in ("L3", "L4"):
-            vals = [s.score.value[key] for s in scores if isinstance(s.score.value, dict)
-                    and not math.isnan(s.score.value[key])]
+            vals = [
+                s.score.value[key]
+                for s in scores
+                if isinstance(s.score.value, dict) and not math.isnan(s.score.value[key])
+            ]
             out[key] = float(np.mean(vals)) if vals else float("nan")
             out[f"{key}_n"] = float(len(vals))
         return out

@@ -142,8 +142,13 @@ class Extraction:
         """Score metadata: the rule, line and reason of the answer, or the reason and candidate lines of an
         abstention."""
         if self.estimate is not None:
-            return {"rule": self.estimate.source, "line": self.estimate.line[:300], "lineno": self.estimate.lineno,
-                    "reason": self.reason, "n_candidates": len(self.candidates)}
+            return {
+                "rule": self.estimate.source,
+                "line": self.estimate.line[:300],
+                "lineno": self.estimate.lineno,
+                "reason": self.reason,
+                "n_candidates": len(self.candidates),
+            }
         return {"rule": None, "reason": self.reason, "candidate_lines": self.candidate_lines()}
 
 
@@ -183,7 +188,7 @@ class _Tok:
 def _tokens(line: str) -> list[_Tok]:
     out = []
     for m in _TOKEN_RE.finditer(line):
-        rest = line[m.end():m.end() + 3]
+        rest = line[m.end() : m.end() + 3]
         percent = bool(re.match(r"\s?%", rest))
         try:
             value = _to_float(m.group(0))
@@ -206,18 +211,27 @@ _TERMS = {
     "DID": re.compile(
         r"^(?:treat\w*(?::|_?x_?|\*|_|\.)post\w*|post\w*(?::|_?x_?|\*|_|\.)treat\w*|did\w*|d_?i_?d|dd|"
         r"i\(treat\w*\*post\w*\)|i\(post\w*\*treat\w*\)|treat\w*xpost\w*|treat\w*_post\w*|treatment:post\w*|"
-        r"treated\s*x\s*post\w*|post\w*\s*x\s*treat\w*)$", re.I),
+        r"treated\s*x\s*post\w*|post\w*\s*x\s*treat\w*)$",
+        re.I,
+    ),
     "EVENT_STUDY": re.compile(
         r"^(?!\w*(?:event_?day|event_?time|rel_?day)$)(?:\w*post\w*|\w*event\w*|after\w*|\w*window\w*|"
-        r"i\(event_day>=?0\)\w*|\(?event_day>=?0\)?\w*)$", re.I),
+        r"i\(event_day>=?0\)\w*|\(?event_day>=?0\)?\w*)$",
+        re.I,
+    ),
     "IV": re.compile(r"^(?:fit_x|x_?hat|xhat|x\(fit\)|x_?fitted|fitted_?x|x|xtrue|x1|fit_x1)$", re.I),
     "RDD": re.compile(
         r"^(?:treated\w*|treat|d|d1|dtrue|above\w*|treatment\w*|conventional|rdeffect|cutoff_?dummy|"
-        r"i\(running_var>=?[\d.]+\)\w*|\(?running_var>=?[\d.]+\)?\w*)$", re.I),
+        r"i\(running_var>=?[\d.]+\)\w*|\(?running_var>=?[\d.]+\)?\w*)$",
+        re.I,
+    ),
 }
 _IV_FITTED_TERM = re.compile(r"^(?:fit_x|x_?hat|xhat|x\(fit\)|x_?fitted|fitted_?x)$", re.I)
-_EXCLUDE_TERM = re.compile(r"lead|lag|\brel|period_?-?\d|day_?-?\d|::|:.*:|mkt|market|pre_|^pre|intercept|"
-                           r"(?:factor|day|time|dummy|_t)-?\d+$|estimation", re.I)
+_EXCLUDE_TERM = re.compile(
+    r"lead|lag|\brel|period_?-?\d|day_?-?\d|::|:.*:|mkt|market|pre_|^pre|intercept|"
+    r"(?:factor|day|time|dummy|_t)-?\d+$|estimation",
+    re.I,
+)
 
 
 def _norm_term(term: str) -> str:
@@ -237,10 +251,10 @@ def _is_term(term: str, family: str) -> bool:
 
 _EFFECT_WORDS = {
     "common": r"\bestimate\b|\bestimates\b(?!\s*:?\s*$)|(?<!fixed[- ])(?<!fixed )(?<!random[- ])(?<!random )"
-              r"(?<!unit )(?<!time )(?<!period )(?<!individual )\beffect\b|\batt\b|\bate\b|\batet\b|\blate\b|"
-              r"\bcoef(?:ficient)?\b|\bimpact\b|\bresult\b|\bpoint estimate\b|\best\b",
+    r"(?<!unit )(?<!time )(?<!period )(?<!individual )\beffect\b|\batt\b|\bate\b|\batet\b|\blate\b|"
+    r"\bcoef(?:ficient)?\b|\bimpact\b|\bresult\b|\bpoint estimate\b|\best\b",
     "DID": r"\bdid\b|\bdid_|\bdd\b|diff(?:erence)?s?[- ]in[- ]diff|\bdiff-in-diff|\btwfe\b|"
-           r"treat\w*(?:_?x_?|:|\*| x )post|interaction",
+    r"treat\w*(?:_?x_?|:|\*| x )post|interaction",
     "EVENT_STUDY": r"\bc?a?ar\b|\bcaar\b|cumulative abnormal|abnormal return|\bpost[- _]?event\b|\bevent effect\b",
     "IV": r"2sls|\btsls\b|\biv\b|second[- ]stage|instrumented|\bwald\b|instrumental",
     "RDD": r"\brdd?\b|discontinuity|\bjump\b|cutoff effect|\blocal linear\b|\brd effect\b|\bthreshold effect\b",
@@ -261,42 +275,61 @@ _STRONG_STAT = re.compile(
     r"!=\s*$|\+/-|\u00b1|(?:pct|percent|%|share|fraction)\s*(?:of\s*)?(?:positive|negative)|"
     r"^\W*(?:positive|negative|significant)\s+\w+\s*[:=]?\s*$|\bday\s*$|\bt\s*=\s*$|\blag\s*$|"
     r"\bno (?:controls|covariates)\b|\bwithout (?:controls|covariates)\b",
-    re.I)
+    re.I,
+)
 _WEAK_STAT = re.compile(
     r"\bmean\b|\baverage\b|\bavg\b|\btotal\b|\bsum\b|baseline|\bcontrol\b|\btreated\b|\btreatment group\b|"
     r"\btrend\b|\bchange\b|\bgrowth\b|\blevel\b|\boutcome\b|\bunits\b|\bfirms\b|\bstocks\b|\bperiods\b|"
     r"\bdays?\b|\bpre\b|\bpost\b|\bbefore\b|\bafter\b|\bvalue\b|\bdata\b|\bsample\b|"
     r"^\W*(?:treated |control |total |number of )?(?:unit|firm|stock|period|county|state|cluster|group)\W*$",
-    re.I)
-_MEAN_EFFECT = re.compile(r"\b(?:ar|aar|car|caar|abnormal|effect|estimate|did|att|ate|late|coef\w*|diff\w*-in)\b",
-                          re.I)
+    re.I,
+)
+_MEAN_EFFECT = re.compile(r"\b(?:ar|aar|car|caar|abnormal|effect|estimate|did|att|ate|late|coef\w*|diff\w*-in)\b", re.I)
 _EXCLUDED_ROLE = re.compile(
     r"placebo|pre[- ]?trend|pre[- ]?event|pre[- ]?period|pre[- ]?treatment|falsification|\bleads?\b|anticipation|"
     r"\bnaive\b|\btrue\b|\bexpected\b|\bprior\b|\bcanonical\b|\bdgp\b|simulated|\bdays? -\d+\b|"
     r"bias[- ]corrected|\brobust\s*[:=]|\bdifference\b(?![- ]in[- ]|s?[- ]in[- ])|\bdiff\b(?![- ]in)|"
     r"\bwithout\b|\bexcluding\b|\btrimmed\b|\bwinsori[sz]ed\b|\bsubsample\b|\bsubgroup\b|\bheterogene\w*|"
     r"\bmanual\b|\b(?:no|without) (?:controls|covariates)\b",
-    re.I)
+    re.I,
+)
 _IV_NOT_EFFECT = re.compile(r"first[-_ ]?stage|1st[-_ ]stage|reduced[-_ ]?form|(?<![a-z])ols\b|naive", re.I)
-_IV_EFFECT = re.compile(r"2sls|\btsls\b|\biv\b|second[- ]stage|instrumented|\bwald\b|instrumental|\bivreg\b|"
-                        r"iv_robust", re.I)
-_PREFERRED_COLUMN = re.compile(r"(?i)\b(?:preferred|main|headline|chosen|primary)\b[^\d\n]{0,40}?\b(?:column|model)"
-                               r"\s*[#(]?\s*(\d+)\)?\s*\.?\s*$")
+_IV_EFFECT = re.compile(
+    r"2sls|\btsls\b|\biv\b|second[- ]stage|instrumented|\bwald\b|instrumental|\bivreg\b|"
+    r"iv_robust",
+    re.I,
+)
+_PREFERRED_COLUMN = re.compile(
+    r"(?i)\b(?:preferred|main|headline|chosen|primary)\b[^\d\n]{0,40}?\b(?:column|model)"
+    r"\s*[#(]?\s*(\d+)\)?\s*\.?\s*$"
+)
 _PREFERRED = re.compile(r"\bpreferred\b|\bmain\b|\bheadline\b|\bfinal\b|\bchosen\b|\bprimary\b|\bfavou?red\b", re.I)
-_SCALE_WORDS = re.compile(r"percent|\bpp\b|percentage|relative|\bof (?:the )?(?:baseline|control|mean|pre)|"
-                          r"elasticity|log[- ]points?|\bfold\b|\bsd units\b|standardi[sz]ed", re.I)
-_COUNT_AFTER = re.compile(r"^\s*(?:level|significance|percentile|quantile|trim|rows?|obs\w*|units?|firms?|stocks?|"
-                          r"days?|periods?|columns?|counties|individuals?|people|clusters?|schools?|students?|states?|workers?|households?|"
-                          r"respondents?|cases?|records?|treated|controls?|groups?|variables?|x\s+\d)\b", re.I)
+_SCALE_WORDS = re.compile(
+    r"percent|\bpp\b|percentage|relative|\bof (?:the )?(?:baseline|control|mean|pre)|"
+    r"elasticity|log[- ]points?|\bfold\b|\bsd units\b|standardi[sz]ed",
+    re.I,
+)
+_COUNT_AFTER = re.compile(
+    r"^\s*(?:level|significance|percentile|quantile|trim|rows?|obs\w*|units?|firms?|stocks?|"
+    r"days?|periods?|columns?|counties|individuals?|people|clusters?|schools?|students?|states?|workers?|households?|"
+    r"respondents?|cases?|records?|treated|controls?|groups?|variables?|x\s+\d)\b",
+    re.I,
+)
 _SECTION_EXCLUDED = re.compile(
     r"robustness|sensitivity|placebo|pre[- ]?trend|parallel[- ]trends?|falsification|alternative spec|heterogene|"
     r"subgroup|balance|hausman|endogeneity test|\bleads?\b|anticipation|event[- ]time|dynamic|by[- ]day|"
     r"day[- ]by[- ]day|daily|per[- ]day|trimmed|winsori|outlier|excluding|donut|mccrary|density test|"
-    r"first[- ]stage residual|pre[- ]?event|pre[- ]?period", re.I)
-_SECTION_MAIN = re.compile(r"(?i)\bmain\b|\bprimary\b|\bheadline\b|\bkey (?:result|estimate|finding)|"
-                           r"\bpreferred\b|\bfinal (?:result|estimate|answer)")
-_SECTION_IV = {"first": re.compile(r"first[- _]?stage|reduced[- _]?form", re.I),
-               "ols": re.compile(r"(?<![a-z])ols\b|naive|benchmark", re.I)}
+    r"first[- ]stage residual|pre[- ]?event|pre[- ]?period",
+    re.I,
+)
+_SECTION_MAIN = re.compile(
+    r"(?i)\bmain\b|\bprimary\b|\bheadline\b|\bkey (?:result|estimate|finding)|"
+    r"\bpreferred\b|\bfinal (?:result|estimate|answer)"
+)
+_SECTION_IV = {
+    "first": re.compile(r"first[- _]?stage|reduced[- _]?form", re.I),
+    "ols": re.compile(r"(?<![a-z])ols\b|naive|benchmark", re.I),
+}
 
 _PRINTER_NOISE = re.compile(
     r"^\s*(?:OLS estimation|TSLS estimation|GLM estimation|ML estimation|Dep\. Var\.|Endo\.|Instr\.|"
@@ -337,17 +370,23 @@ def _window(label: str) -> tuple[tuple[int, int] | None, str]:
                 span = (int(_to_float(m.group(1))), int(_to_float(m.group(2))))
             except ValueError:
                 continue
-            return span, label[:m.start()] + " window " + label[m.end():]
+            return span, label[: m.start()] + " window " + label[m.end() :]
     return None, label
 
 
 # ------------------------------------------------------------------------------------------------- context roles
-_CALL_IV = re.compile(r"\b(?:ivreg|iv_robust|tsls|ivlm|felm)\s*\(|feols\s*\(.*\|.*~|TSLS estimation|"
-                      r"Second stage|IV: Second|\b2SLS\b|\bIV\b|instrumental", re.I)
+_CALL_IV = re.compile(
+    r"\b(?:ivreg|iv_robust|tsls|ivlm|felm)\s*\(|feols\s*\(.*\|.*~|TSLS estimation|"
+    r"Second stage|IV: Second|\b2SLS\b|\bIV\b|instrumental",
+    re.I,
+)
 _CALL_OLS = re.compile(r"\blm\s*\(|lm_robust\s*\(|OLS estimation|\bOLS\b|\bnaive\b|glm\s*\(", re.I)
 _CALL_FIRST = re.compile(r"first[-_ ]?stage|1st[-_ ]stage|reduced[-_ ]?form|Dep\. Var\.: x\b", re.I)
-_CALL_EXCLUDED = re.compile(r"placebo|pre[- ]?trend|pre[- ]?event|pre[- ]?period|falsification|\bleads?\b|"
-                            r"anticipation|naive", re.I)
+_CALL_EXCLUDED = re.compile(
+    r"placebo|pre[- ]?trend|pre[- ]?event|pre[- ]?period|falsification|\bleads?\b|"
+    r"anticipation|naive",
+    re.I,
+)
 
 
 def _context_role(context: list[str], family: str) -> str:
@@ -357,8 +396,9 @@ def _context_role(context: list[str], family: str) -> str:
         text = line.strip()
         if not text:
             continue
-        if _CALL_EXCLUDED.search(text) and not (family == "IV" and _CALL_IV.search(text) and "naive" not in
-                                                text.lower()):
+        if _CALL_EXCLUDED.search(text) and not (
+            family == "IV" and _CALL_IV.search(text) and "naive" not in text.lower()
+        ):
             return "excluded"
         if family != "IV":
             continue
@@ -372,23 +412,36 @@ def _context_role(context: list[str], family: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------------- tables
-_EST_COLS = re.compile(r"^(?:estimates?|coef\.?|coeff?|coefficients?|effect|att|ate|atet|late|est|b|beta|car|aar|"
-                       r"caar|point_?estimate|did|rd_?estimate|tau|estimate_?\w*|coef_?\w*|effect_?\w*)$", re.I)
-_KEY_COLS = re.compile(r"^(?:spec\w*|model\w*|method|window\w*|estimator|approach|bandwidth|bw|h|sample|design|"
-                       r"name|label|type|variant|version|outcome|check|robustness|column|specif\w*|kernel)$", re.I)
+_EST_COLS = re.compile(
+    r"^(?:estimates?|coef\.?|coeff?|coefficients?|effect|att|ate|atet|late|est|b|beta|car|aar|"
+    r"caar|point_?estimate|did|rd_?estimate|tau|estimate_?\w*|coef_?\w*|effect_?\w*)$",
+    re.I,
+)
+_KEY_COLS = re.compile(
+    r"^(?:spec\w*|model\w*|method|window\w*|estimator|approach|bandwidth|bw|h|sample|design|"
+    r"name|label|type|variant|version|outcome|check|robustness|column|specif\w*|kernel)$",
+    re.I,
+)
 _DAY_COLS = re.compile(r"^(?:event_?day|day|rel_?day|relative_?day|t|tau|event_?time|time|period|lag|lead)$", re.I)
 _TERM_COLS = re.compile(r"^(?:term|terms|variable|var|coefficient_?name|parameter|regressor)$", re.I)
 _PREF_COLS = re.compile(r"^(?:preferred|main|headline|chosen|primary|selected|final)$", re.I)
 _HEADER_MERGES = [
     (re.compile(r"\[\s*\d+\s*%\s*C\.I\.\s*\]"), "CI_range"),
-    (re.compile(r"Std\.\s+Error"), "Std.Error"), (re.compile(r"Std\.\s+Err\."), "Std.Err."),
-    (re.compile(r"\b([tz])\s+value\b"), r"\1_value"), (re.compile(r"CI\s+(Lower|Upper)"), r"CI_\1"),
-    (re.compile(r"Point\s+Estimate"), "Point_Estimate"), (re.compile(r"Conf\.\s+(Low|High)", re.I), r"Conf_\1"),
-    (re.compile(r"\b\d{1,2}(?:\.\d)?\s?%"), "PCT"), (re.compile(r"\[\s*\d+%?\s*Conf\.\s*Interval\s*\]", re.I), "CI_range"),
+    (re.compile(r"Std\.\s+Error"), "Std.Error"),
+    (re.compile(r"Std\.\s+Err\."), "Std.Err."),
+    (re.compile(r"\b([tz])\s+value\b"), r"\1_value"),
+    (re.compile(r"CI\s+(Lower|Upper)"), r"CI_\1"),
+    (re.compile(r"Point\s+Estimate"), "Point_Estimate"),
+    (re.compile(r"Conf\.\s+(Low|High)", re.I), r"Conf_\1"),
+    (re.compile(r"\b\d{1,2}(?:\.\d)?\s?%"), "PCT"),
+    (re.compile(r"\[\s*\d+%?\s*Conf\.\s*Interval\s*\]", re.I), "CI_range"),
 ]
-_STAT_COLS = re.compile(r"^(?:std\.?error|std\.?err\.?|std_?err\w*|se|t_value|z_value|pr\(>\|[tz]\|\)|p>\|[tz]\||"
-                        r"ci_(?:lower|upper|low|high)|conf[._](?:low|high)|df|p\.?value|p_value|pval|statistic|"
-                        r"outcome|pct|lwr|upr|lower|upper|t|z|p|n|nobs|ci_range|t_stat|z_stat|sd|term)$", re.I)
+_STAT_COLS = re.compile(
+    r"^(?:std\.?error|std\.?err\.?|std_?err\w*|se|t_value|z_value|pr\(>\|[tz]\|\)|p>\|[tz]\||"
+    r"ci_(?:lower|upper|low|high)|conf[._](?:low|high)|df|p\.?value|p_value|pval|statistic|"
+    r"outcome|pct|lwr|upr|lower|upper|t|z|p|n|nobs|ci_range|t_stat|z_stat|sd|term)$",
+    re.I,
+)
 
 
 @dataclass
@@ -417,9 +470,16 @@ def _header(line: str) -> _Header | None:
             return _Header(names, [(s, e) for _, s, e in words], -1, "claim", None, None)
         return None
     others = [n for i, n in enumerate(names) if i != est]
-    stat_like = [n for n in others if re.match(r"(?i)^(std|se\b|s\.e|t_value|z_value|pr\(|p\.?val|p$|statistic|"
-                                                 r"conf|ci_|ci$|lower|upper|df$|n$|nobs|t$|z$|std_?err|"
-                                                 r"std\.err|ci_range|p>|p_value|ci_low|ci_high|\d+%)", n)]
+    stat_like = [
+        n
+        for n in others
+        if re.match(
+            r"(?i)^(std|se\b|s\.e|t_value|z_value|pr\(|p\.?val|p$|statistic|"
+            r"conf|ci_|ci$|lower|upper|df$|n$|nobs|t$|z$|std_?err|"
+            r"std\.err|ci_range|p>|p_value|ci_low|ci_high|\d+%)",
+            n,
+        )
+    ]
     before = names[:est]
     key_col = next((i for i, n in enumerate(before) if _KEY_COLS.match(n)), None)
     day_col = next((i for i, n in enumerate(before) if _DAY_COLS.match(n)), None)
@@ -465,8 +525,9 @@ class _Found:
     excluded: list[str]
 
 
-def _candidate(tok: _Tok, rule: str, line: str, lineno: int, family: str, window=None, preferred=False,
-               answer_line=False) -> Candidate:
+def _candidate(
+    tok: _Tok, rule: str, line: str, lineno: int, family: str, window=None, preferred=False, answer_line=False
+) -> Candidate:
     unit = _unit(tok.text)
     value: float | None = tok.value
     if tok.percent:
@@ -474,8 +535,9 @@ def _candidate(tok: _Tok, rule: str, line: str, lineno: int, family: str, window
             value, unit = tok.value / 100.0, unit / 100.0
         else:
             value = None
-    return Candidate(value, unit, rule, line.strip(), lineno, window, preferred, answer_line, tok.text,
-                     percent=tok.percent)
+    return Candidate(
+        value, unit, rule, line.strip(), lineno, window, preferred, answer_line, tok.text, percent=tok.percent
+    )
 
 
 def _tables(lines: list[str], family: str, claimed: set[int]) -> _Found:
@@ -503,15 +565,18 @@ def _tables(lines: list[str], family: str, claimed: set[int]) -> _Found:
         if not rows:
             i += 1
             continue
-        if header.est >= 0 and not header.names[:header.est] and all(
-                not lines[r][:min((t.start for t in _tokens(lines[r])), default=0)].strip() for r in rows):
+        if (
+            header.est >= 0
+            and not header.names[: header.est]
+            and all(not lines[r][: min((t.start for t in _tokens(lines[r])), default=0)].strip() for r in rows)
+        ):
             i += 1  # no row names: a named vector ("estimate se n" over three numbers), read as one
             continue
         if header.est < 0:
             found.claimed.update(rows)
             last_end, i = rows[-1], rows[-1] + 1
             continue
-        context = lines[max(last_end + 1, i - 15):i]
+        context = lines[max(last_end + 1, i - 15) : i]
         role = _context_role(context, family)
         explicit = role == "effect!"
         role = role.rstrip("!")
@@ -522,16 +587,20 @@ def _tables(lines: list[str], family: str, claimed: set[int]) -> _Found:
             est_tok = next((t for t in toks if _column_of(header, t.start, t.end) == header.est), None)
             if est_tok is None:
                 continue
-            key = line[:est_tok.start]
+            key = line[: est_tok.start]
             if header.key_kind != "term" or header.key_col is not None:
                 key = _ROW_INDEX.sub("", key) if re.match(r"^\s*\d+:?\s", key) else key
             key = key.strip()
             cand_role, window, preferred = role, None, False
             if header.key_kind == "term" or header.key_col is None and header.key_kind != "key":
                 if header.key_col is None:
-                    key = _ROW_INDEX.sub("", line[:est_tok.start]).strip() if header.names and re.match(
-                        r"^\s*\d+\s+\S", line) and _TYPE_LINE.match(lines[i + 1] if i + 1 < len(lines) else "") \
+                    key = (
+                        _ROW_INDEX.sub("", line[: est_tok.start]).strip()
+                        if header.names
+                        and re.match(r"^\s*\d+\s+\S", line)
+                        and _TYPE_LINE.match(lines[i + 1] if i + 1 < len(lines) else "")
                         else key
+                    )
                 if not _is_term(key, family):
                     continue
                 if family == "IV" and _IV_FITTED_TERM.match(_norm_term(key)):
@@ -546,24 +615,29 @@ def _tables(lines: list[str], family: str, claimed: set[int]) -> _Found:
                 low = key.lower()
                 if re.search(r"bias[- ]?corrected|^robust\b", low):
                     continue  # rdrobust: not a point estimate
-                if _EXCLUDED_ROLE.search(low) or (family == "IV" and _IV_NOT_EFFECT.search(low)
-                                                  and not _IV_EFFECT.search(low)):
+                if _EXCLUDED_ROLE.search(low) or (
+                    family == "IV" and _IV_NOT_EFFECT.search(low) and not _IV_EFFECT.search(low)
+                ):
                     found.excluded.append(f"{r + 1}: {line.strip()}")
                     continue
                 if re.fullmatch(r"[-+]?\d+", key) and header.names[header.key_col or 0].lower() in ("window",):
                     continue
                 window, _ = _window(key)
                 if header.pref_col is not None:
-                    flag = [t for t in re.finditer(r"\S+", line) if _column_of(header, t.start(), t.end())
-                            == header.pref_col]
+                    flag = [
+                        t
+                        for t in re.finditer(r"\S+", line)
+                        if _column_of(header, t.start(), t.end()) == header.pref_col
+                    ]
                     preferred = bool(flag) and flag[-1].group(0).upper() in ("TRUE", "YES", "*", "1", "X")
                 preferred = preferred or bool(_PREFERRED.search(low))
             if cand_role != "effect":
                 found.excluded.append(f"{r + 1}: {cand_role}: {line.strip()}")
                 continue
             explicit_row = explicit or (rule == "results_table" and bool(_IV_EFFECT.search(key)))
-            found.candidates.append(replace(_candidate(est_tok, rule, line, r + 1, family, window, preferred),
-                                            explicit=explicit_row))
+            found.candidates.append(
+                replace(_candidate(est_tok, rule, line, r + 1, family, window, preferred), explicit=explicit_row)
+            )
         last_end = rows[-1]
         i = rows[-1] + 1
     return found
@@ -595,7 +669,7 @@ def _etable(lines: list[str], family: str) -> _Found:
 
         stage = {}
         if stages_line is not None:
-            for m in re.finditer(r"\S+", stages_line[len("IV stages"):]):
+            for m in re.finditer(r"\S+", stages_line[len("IV stages") :]):
                 stage[col_at(m.end() + len("IV stages"))] = m.group(0).lower()
         depvar = {col_at(m.end() + 16): m.group(0) for m in re.finditer(r"\S+", line[16:])}
         j = i + 1
@@ -603,7 +677,7 @@ def _etable(lines: list[str], family: str) -> _Found:
             found.claimed.add(j)
             row = lines[j]
             first_cell = re.search(rf"\s{{2,}}(?={NUM}|\()", row)
-            label = row[:first_cell.start()].strip() if first_cell else ""
+            label = row[: first_cell.start()].strip() if first_cell else ""
             if label and _is_term(label.replace(" x ", ":"), family):
                 for m in _ETABLE_CELL.finditer(row, first_cell.end()):
                     k = col_at(m.end(1) if m.group(3) is None else m.end())
@@ -627,9 +701,11 @@ def _etable(lines: list[str], family: str) -> _Found:
 
 
 # ------------------------------------------------------------------------------------------------- vectors
-_VECTOR_EFFECT_NAMES = re.compile(r"^(?:estimate|est|effect|att|ate|atet|late|coef|coefficient|did|did_estimate|"
-                                  r"car|aar|caar|tau|rd_estimate|iv_estimate|tsls|2sls|beta_did|treatment_effect)$",
-                                  re.I)
+_VECTOR_EFFECT_NAMES = re.compile(
+    r"^(?:estimate|est|effect|att|ate|atet|late|coef|coefficient|did|did_estimate|"
+    r"car|aar|caar|tau|rd_estimate|iv_estimate|tsls|2sls|beta_did|treatment_effect)$",
+    re.I,
+)
 
 
 def _vectors(lines: list[str], family: str, claimed: set[int]) -> _Found:
@@ -647,11 +723,15 @@ def _vectors(lines: list[str], family: str, claimed: set[int]) -> _Found:
         if not all(abs(end - v.end) <= 1 for (_, end), v in zip(names, values)):
             continue
         after = lines[i + 2] if i + 2 < len(lines) else ""
-        if after.strip() and _tokens(after) and len(after.split()) == len(values) and all(
-                _TOKEN_RE.fullmatch(w) for w in after.split()):
+        if (
+            after.strip()
+            and _tokens(after)
+            and len(after.split()) == len(values)
+            and all(_TOKEN_RE.fullmatch(w) for w in after.split())
+        ):
             continue  # a data frame printed without row names, not a vector
         found.claimed.update((i, i + 1))
-        role = _context_role(lines[max(0, i - 3):i], family)
+        role = _context_role(lines[max(0, i - 3) : i], family)
         explicit = role == "effect!"
         role = role.rstrip("!")
         for (name, _), tok in zip(names, values):
@@ -666,16 +746,21 @@ def _vectors(lines: list[str], family: str, claimed: set[int]) -> _Found:
             if this_role != "effect":
                 found.excluded.append(f"{i + 2}: {this_role}: {line}")
                 continue
-            found.candidates.append(replace(_candidate(tok, "named_vector", line, i + 2, family),
-                                            explicit=explicit or bool(_IV_FITTED_TERM.match(_norm_term(name)))))
+            found.candidates.append(
+                replace(
+                    _candidate(tok, "named_vector", line, i + 2, family),
+                    explicit=explicit or bool(_IV_FITTED_TERM.match(_norm_term(name))),
+                )
+            )
     for i in range(len(lines) - 1):  # print(list(effect = ...)): "$effect" above "[1] 0.123"
         m = re.fullmatch(r"\s*\$`?(\w+)`?\s*", lines[i])
         v = re.fullmatch(rf"\s*\[1\]\s+({NUM})\s*", lines[i + 1])
         if m and v and (_VECTOR_EFFECT_NAMES.match(m.group(1)) or _is_term(m.group(1), family)):
             found.claimed.update((i, i + 1))
             tok = _tokens(lines[i + 1])[-1]
-            found.candidates.append(_candidate(tok, "named_vector", f"{lines[i].strip()} / {lines[i + 1].strip()}",
-                                               i + 2, family))
+            found.candidates.append(
+                _candidate(tok, "named_vector", f"{lines[i].strip()} / {lines[i + 1].strip()}", i + 2, family)
+            )
     return found
 
 
@@ -693,18 +778,24 @@ def _t_test(lines: list[str], family: str) -> _Found:
             found.excluded.append(f"{i + 2}: pre-event t.test")
             continue
         tok = _tokens(lines[i + 1])[0]
-        found.candidates.append(_candidate(tok, "t_test", f"{lines[i].strip()} / {lines[i + 1].strip()}", i + 2,
-                                           family))
+        found.candidates.append(
+            _candidate(tok, "t_test", f"{lines[i].strip()} / {lines[i + 1].strip()}", i + 2, family)
+        )
     return found
 
 
 # ------------------------------------------------------------------------------------------------- labelled lines
 _ANSWER_LINE = re.compile(rf"^Estimate\s*[:=]\s*({NUM})\s*(%?)\s*$", re.I)
 _PRINTED_STRING = re.compile(r'^\s*\[\d+\]\s+"(.*)"\s*$')
-_ARITHMETIC = re.compile(rf"^(?P<label>[^=:]*[=:])\s*(?P<expr>[-+\u2212]?[\d.(][\d.\s()+\-*/\u2212eE]*[-+*/]"
-                         rf"[\d.\s()+\-*/\u2212eE]*)=\s*(?P<result>{NUM}%?.*)$")
-_CONF_LEVEL = re.compile(r"\b\d{2}(?:\.\d)?\s?%\s*(?=C\.?I|conf|interval)|\b\d{2}\s*percent\s*(?=C\.?I|conf)|"
-                         r"\(\s*\d{2}\s?%\s*\)", re.I)
+_ARITHMETIC = re.compile(
+    rf"^(?P<label>[^=:]*[=:])\s*(?P<expr>[-+\u2212]?[\d.(][\d.\s()+\-*/\u2212eE]*[-+*/]"
+    rf"[\d.\s()+\-*/\u2212eE]*)=\s*(?P<result>{NUM}%?.*)$"
+)
+_CONF_LEVEL = re.compile(
+    r"\b\d{2}(?:\.\d)?\s?%\s*(?=C\.?I|conf|interval)|\b\d{2}\s*percent\s*(?=C\.?I|conf)|"
+    r"\(\s*\d{2}\s?%\s*\)",
+    re.I,
+)
 
 
 def _groups(line: str) -> list[tuple[int, int]]:
@@ -759,19 +850,23 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
     m = _ARITHMETIC.match(line)
     if m:
         line = f"{m.group('label')} {m.group('result')}"
-    elif re.match(rf"^[^=:]*[=:]\s*[-+\u2212]?\(.*[-+*/].*\)\s*$", line):
+    elif re.match(r"^[^=:]*[=:]\s*[-+\u2212]?\(.*[-+*/].*\)\s*$", line):
         return [], "neutral"  # an unevaluated expression, not a result
     line = _CONF_LEVEL.sub(lambda mm: " " * len(mm.group(0)), line)
     line = re.sub(r"\b\d+\s*[x\u00d7]\s*\d+\b", lambda mm: " " * len(mm.group(0)), line)  # "500 x 4": dimensions
     line = re.sub(r"(?i)\bstage\s*1\b", "first stage", line)
     line = re.sub(r"(?i)\bstage\s*2\b", "second stage", line)
-    line = re.sub(r"(?i)\b((?:spec(?:ification)?|model|column|col|step|scenario|case|table|wave|round|version|panel)"
-                  r"\s*#?\s*)(\d+)\b", lambda mm: mm.group(1) + "K" * len(mm.group(2)), line)  # "Model 2": a name
+    line = re.sub(
+        r"(?i)\b((?:spec(?:ification)?|model|column|col|step|scenario|case|table|wave|round|version|panel)"
+        r"\s*#?\s*)(\d+)\b",
+        lambda mm: mm.group(1) + "K" * len(mm.group(2)),
+        line,
+    )  # "Model 2": a name
     window, line = _window(line)
     toks = _tokens(line)
     if not toks:
         missing = re.search(r"[:=]\s*(NA|NaN|-?Inf|NULL)\s*$", line)
-        if missing and _classify_label(line[:missing.start()], family, effect_re) == "effect":
+        if missing and _classify_label(line[: missing.start()], family, effect_re) == "effect":
             return [Candidate(None, 0.0, "labelled", raw.strip(), lineno, window, text=missing.group(1))], "effect"
         return [], ""
     if len(toks) > MAX_LINE_NUMBERS:
@@ -793,17 +888,17 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
         else:
             inside = [t for t in toks[:k] if group_of(t) == group]
             lo = inside[-1].end if inside else group[0] + 1
-        label = line[lo:tok.start]
+        label = line[lo : tok.start]
         if group is None:  # text of closed groups without numbers stays, groups with numbers drop out
             kept, pos = [], lo
             for g in groups:
                 if g[1] <= lo or g[0] >= tok.start:
                     continue
-                kept.append(line[pos:g[0]])
-                inner = line[g[0]:g[1]]
+                kept.append(line[pos : g[0]])
+                inner = line[g[0] : g[1]]
                 kept.append(inner if not _TOKEN_RE.search(inner) else " ")
                 pos = g[1]
-            kept.append(line[pos:tok.start])
+            kept.append(line[pos : tok.start])
             label = "".join(kept)
         label = re.split(r"[|;]", label)[-1]
         if k > 0 and re.search(r",\s*[A-Za-z]", label):
@@ -811,17 +906,17 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
         kind = _classify_label(label, family, effect_re)
         if group is not None and kind != "stat":  # "t-stat (CAR = 0): -19.1": the group belongs to a statistic
             before = [t for t in toks[:k] if group_of(t) is None and t.end <= group[0]]
-            outer = line[before[-1].end if before else 0:group[0]]
+            outer = line[before[-1].end if before else 0 : group[0]]
             if _classify_label(re.split(r"[|;,]", outer)[-1], family, effect_re) in ("stat", "excluded"):
                 kind = "stat"
-        after = line[tok.end:tok.end + 20]
+        after = line[tok.end : tok.end + 20]
         if tok.percent:
             after = after.lstrip(" %")
         if _COUNT_AFTER.match(after) and kind != "effect":
             kind = "stat"
         if kind == "empty":
             if k == 0:
-                head = _classify_label(line[:tok.start], family, effect_re)
+                head = _classify_label(line[: tok.start], family, effect_re)
                 kind = head if head != "empty" else "neutral"
             elif group is not None and prev_kind == "effect" and (group_of(prev_tok) != group):
                 kind = "stat"  # "0.25 (0.04)" or "0.25 [0.17, 0.33]": the SE or the CI of the estimate
@@ -834,7 +929,7 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
             else:
                 kind = prev_kind or "neutral"
         elif kind == "neutral":
-            head = _classify_label(line[:toks[0].start], family, effect_re) if k > 0 else "neutral"
+            head = _classify_label(line[: toks[0].start], family, effect_re) if k > 0 else "neutral"
             short = len(re.findall(r"[A-Za-z]+", label)) <= 2 and re.search(r"[:=]\s*$", label)
             if head == "effect" and short and not (group is not None and prev_kind == "effect"):
                 kind = "effect"  # "ATT: value=0.21": a short neutral label inside an estimate line
@@ -850,20 +945,33 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
             tok = _Tok(tok.start, tok.end, tok.text, tok.value, True)
         kinds.append(kind)
         if kind == "effect":
-            rest = line[tok.end:toks[k + 1].start] if k + 1 < len(toks) else line[tok.end:]
-            preferred = bool(_PREFERRED.search(line[:tok.start])) or bool(re.search(
-                r"(?i)(?:<-|\(|\[|\*|--|\s)\s*(?:preferred|main|headline)\b", rest))
-            cand = _candidate(tok, "answer_line" if answer else "labelled", raw, lineno, family, window,
-                              preferred, bool(answer))
+            rest = line[tok.end : toks[k + 1].start] if k + 1 < len(toks) else line[tok.end :]
+            preferred = bool(_PREFERRED.search(line[: tok.start])) or bool(
+                re.search(r"(?i)(?:<-|\(|\[|\*|--|\s)\s*(?:preferred|main|headline)\b", rest)
+            )
+            cand = _candidate(
+                tok, "answer_line" if answer else "labelled", raw, lineno, family, window, preferred, bool(answer)
+            )
             out.append(replace(cand, explicit=bool(_IV_EFFECT.search(label))))
         prev_kind, prev_tok = kind, tok
-    kind = "effect" if out else ("excluded" if "excluded" in kinds else
-                                 "neutral" if kinds and all(k == "neutral" for k in kinds[:1]) else "stat")
+    kind = (
+        "effect"
+        if out
+        else (
+            "excluded"
+            if "excluded" in kinds
+            else "neutral"
+            if kinds and all(k == "neutral" for k in kinds[:1])
+            else "stat"
+        )
+    )
     return out, kind
 
 
-_STR_LINE = re.compile(r"^\s*\$ [^:]{1,60}:\s*(?:int|num|chr|Factor|logi|Date|POSIXct|cplx|List|'|w/)|"
-                       r"^\s*'data\.frame':|^\s*Classes\s|^\s*tibble \[|^\s*- attr\(")
+_STR_LINE = re.compile(
+    r"^\s*\$ [^:]{1,60}:\s*(?:int|num|chr|Factor|logi|Date|POSIXct|cplx|List|'|w/)|"
+    r"^\s*'data\.frame':|^\s*Classes\s|^\s*tibble \[|^\s*- attr\("
+)
 _LIST_LINE = re.compile(rf"^\s*(?!{NUM}\s)[^:=]{{1,80}}[:=]\s*(?:{NUM}|NA\b|NaN\b)")
 
 
@@ -898,9 +1006,17 @@ def _labelled(lines: list[str], family: str, claimed: set[int], headings: set[in
                     sep = re.search(r"[:=]", lines[k])
                     first = next((t for t in toks if sep and t.start > sep.start()), None)
                     if first is not None:
-                        per_line[k] = [_candidate(first, "labelled_list", lines[k], k + 1, family,
-                                                  _window(lines[k][:sep.start()])[0],
-                                                  bool(_PREFERRED.search(lines[k][:first.start])))]
+                        per_line[k] = [
+                            _candidate(
+                                first,
+                                "labelled_list",
+                                lines[k],
+                                k + 1,
+                                family,
+                                _window(lines[k][: sep.start()])[0],
+                                bool(_PREFERRED.search(lines[k][: first.start])),
+                            )
+                        ]
         i = j
     for k in sorted(per_line):
         found.candidates.extend(per_line[k])
@@ -909,8 +1025,10 @@ def _labelled(lines: list[str], family: str, claimed: set[int], headings: set[in
 
 # ------------------------------------------------------------------------------------------------- sections
 _RULE_LINE = re.compile(r"^[\s=\-_*#~+\u2500\u2550]{5,}$")
-_MARKED_HEADING = re.compile(r"^\s*(?:={2,}|-{2,}|#{1,6}(?! A tibble)(?! \u2139)(?! \u2026)|\*{3,}(?=\s*[A-Z=-]))\s*"
-                             r"(?P<text>[^=#*]*?[A-Za-z][^=#*]*?)\s*(?:={2,}|-{2,}|#+|\*{3,})?\s*$")
+_MARKED_HEADING = re.compile(
+    r"^\s*(?:={2,}|-{2,}|#{1,6}(?! A tibble)(?! \u2139)(?! \u2026)|\*{3,}(?=\s*[A-Z=-]))\s*"
+    r"(?P<text>[^=#*]*?[A-Za-z][^=#*]*?)\s*(?:={2,}|-{2,}|#+|\*{3,})?\s*$"
+)
 
 
 def _is_heading(lines: list[str], i: int) -> bool:
@@ -1047,7 +1165,7 @@ def reply_json_object(reply: str) -> dict | None:
     if start < 0 or end < start:
         return None
     try:
-        doc = json.loads(reply[start: end + 1])
+        doc = json.loads(reply[start : end + 1])
     except json.JSONDecodeError:
         return None
     return doc if isinstance(doc, dict) else None

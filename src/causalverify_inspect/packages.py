@@ -17,20 +17,33 @@ _CALL_ARGS = re.compile(r"\b(?:library|require|requireNamespace|loadNamespace|p_
 _NAMESPACE = re.compile(rf"\b({_NAME}):::?(?=[\w.`])")
 _QUOTED = re.compile(rf"[\"']({_NAME})[\"']")
 
-_LOAD_ERROR = re.compile(rf"there is no package called\s*[‘'\"`]?({_NAME})|"
-                         rf"package\s*[‘'\"`]({_NAME})[’'\"`]?\s*is not available|"
-                         r"could not find function\s*[“\"'`]([^”\"'`]+)")
+_LOAD_ERROR = re.compile(
+    rf"there is no package called\s*[‘'\"`]?({_NAME})|"
+    rf"package\s*[‘'\"`]({_NAME})[’'\"`]?\s*is not available|"
+    r"could not find function\s*[“\"'`]([^”\"'`]+)"
+)
 _INSTALL_CALL = re.compile(r"\binstall\.packages\s*\(([^)]*)\)?")
 _INSTALL_FAILED = re.compile(r"unable to install packages|trying to use CRAN without setting a mirror")
 KNOWN_EXPORTS = {
     "fixest": ("feols", "feglm", "fepois", "etable", "sunab", "iplot", "coefplot", "fixef", "i"),
-    "rdrobust": ("rdrobust", "rdplot", "rdbwselect"), "rddensity": ("rddensity", "rdplotdensity"),
-    "plm": ("plm", "pdata.frame", "pgmm", "vcovSCC"), "estimatr": ("lm_robust", "iv_robust", "difference_in_means"),
-    "AER": ("ivreg",), "ivreg": ("ivreg",), "stargazer": ("stargazer",), "rdd": ("RDestimate", "DCdensity"),
-    "lmtest": ("coeftest", "coefci"), "sandwich": ("vcovHC", "vcovCL", "NeweyWest"), "car": ("linearHypothesis",),
-    "broom": ("tidy", "glance", "augment"), "dplyr": ("mutate", "summarise", "group_by", "%>%", "left_join"),
-    "data.table": ("fread", "data.table", "setDT"), "readr": ("read_csv",), "tibble": ("tibble", "as_tibble"),
-    "tidyverse": ("%>%", "mutate", "read_csv", "ggplot", "tibble"), "ggplot2": ("ggplot", "aes", "geom_point"),
+    "rdrobust": ("rdrobust", "rdplot", "rdbwselect"),
+    "rddensity": ("rddensity", "rdplotdensity"),
+    "plm": ("plm", "pdata.frame", "pgmm", "vcovSCC"),
+    "estimatr": ("lm_robust", "iv_robust", "difference_in_means"),
+    "AER": ("ivreg",),
+    "ivreg": ("ivreg",),
+    "stargazer": ("stargazer",),
+    "rdd": ("RDestimate", "DCdensity"),
+    "lmtest": ("coeftest", "coefci"),
+    "sandwich": ("vcovHC", "vcovCL", "NeweyWest"),
+    "car": ("linearHypothesis",),
+    "broom": ("tidy", "glance", "augment"),
+    "dplyr": ("mutate", "summarise", "group_by", "%>%", "left_join"),
+    "data.table": ("fread", "data.table", "setDT"),
+    "readr": ("read_csv",),
+    "tibble": ("tibble", "as_tibble"),
+    "tidyverse": ("%>%", "mutate", "read_csv", "ggplot", "tibble"),
+    "ggplot2": ("ggplot", "aes", "geom_point"),
 }
 """Functions of the image's packages whose "could not find function" error means their package failed to load
 (upstream's wrapper silences the load warning of ``require``, so only the missing function shows)."""

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import re
 import weakref
 from functools import lru_cache
 
@@ -42,8 +41,14 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig,
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from causalverify_inspect.extraction import (Extracted, Extraction, ExtractorReplyError, extract, has_numbers,
-                                             parse_extractor_reply)
+from causalverify_inspect.extraction import (
+    Extracted,
+    Extraction,
+    ExtractorReplyError,
+    extract,
+    has_numbers,
+    parse_extractor_reply,
+)
 from causalverify_inspect.prompts import EXTRACTOR_SYSTEM, EXTRACTOR_USER, FAMILY_GUIDANCE
 from causalverify_inspect.packages import environment_package
 from causalverify_inspect.sandbox import DOCKER_R_PACKAGES, without_sandbox_notes
@@ -51,14 +56,24 @@ from causalverify_inspect.scenarios import FAMILIES, iv_default_controls
 from causalverify_inspect.solvers import CONFIDENCE_FIELDS, CONFIDENCE_KEY, RUN_KEY
 
 SWEEP = (0.10, 0.25, 0.50, 0.75, 1.00)
-FAILURES = ("no_code", "execution_failure", "environment", "no_estimate", "wrong_coefficient", "window_scale",
-            "iv_stage", "rdd_cutoff_sign", "other")
+FAILURES = (
+    "no_code",
+    "execution_failure",
+    "environment",
+    "no_estimate",
+    "wrong_coefficient",
+    "window_scale",
+    "iv_stage",
+    "rdd_cutoff_sign",
+    "other",
+)
 ES_MAX_WINDOW = 11
 MIN_CANONICAL = 1e-9
 SCALE_MATCH = 0.10
 """Relative closeness at which a miss counts as a window/scale mismatch (k days of a per-day effect, or percent)."""
 LEVELS = ("L1", "L2a", "L2b", "L2b_plus")
 EXTRACTOR_STDOUT_CHARS = 6000
+
 
 def sweep_key(tol: float) -> str:
     return f"tol_{round(tol * 100)}"
@@ -80,8 +95,9 @@ def window_days(window: tuple[int, int] | None) -> int:
     return max(1, last - max(first, 0) + 1)
 
 
-def relative_error(estimate: float, canonical: float, family: str, window: tuple[int, int] | None,
-                   es_windows: str) -> tuple[float, int]:
+def relative_error(
+    estimate: float, canonical: float, family: str, window: tuple[int, int] | None, es_windows: str
+) -> tuple[float, int]:
     """(relative error, k) under the event-study window rule; k = 1 for the other families."""
     if family != "EVENT_STUDY":
         return abs(estimate - canonical) / abs(canonical), 1
@@ -105,9 +121,11 @@ def iv_stage_estimates(data_path: str) -> dict[str, float]:
     return {"first_stage": coef("x", "z"), "reduced_form": coef("y", "z"), "ols": coef("y", "x")}
 
 
-def classify_miss(family: str, estimate: float, canonical: float, rel_error: float, tolerance: float,
-                  data_path: str | None) -> str:
+def classify_miss(
+    family: str, estimate: float, canonical: float, rel_error: float, tolerance: float, data_path: str | None
+) -> str:
     """Failure category of an executed estimate outside the tolerance (App. C.2; conservative, else 'other')."""
+
     def near(reference: float) -> bool:
         return reference != 0 and abs(estimate - reference) / abs(reference) <= tolerance
 
@@ -125,8 +143,9 @@ def classify_miss(family: str, estimate: float, canonical: float, rel_error: flo
     return "other"
 
 
-def _value(levels: dict[str, int], rel_error: float | None, failure: str | None, environment: int,
-           degraded: int) -> dict:
+def _value(
+    levels: dict[str, int], rel_error: float | None, failure: str | None, environment: int, degraded: int
+) -> dict:
     value: dict[str, float] = {k: float(levels.get(k, 0)) for k in LEVELS}
     for tol in SWEEP:
         value[sweep_key(tol)] = float(levels.get("L2b", 0) == 1 and rel_error is not None and rel_error <= tol)
@@ -137,8 +156,7 @@ def _value(levels: dict[str, int], rel_error: float | None, failure: str | None,
     return value
 
 
-_EXTRACTOR_CALLS: weakref.WeakKeyDictionary[Model, dict[str, asyncio.Future[ModelOutput]]] = \
-    weakref.WeakKeyDictionary()
+_EXTRACTOR_CALLS: weakref.WeakKeyDictionary[Model, dict[str, asyncio.Future[ModelOutput]]] = weakref.WeakKeyDictionary()
 """The extractor call per model and prompt, shared by every sample that needs it (also while it is in flight, as
 when the epochs of a replayed sample score at once). Keyed by the model object itself: an ``id()`` can be reused by
 a later model once the first is collected, which would hand it the first model's replies."""
@@ -148,23 +166,32 @@ class NoExtractorError(RuntimeError):
     """No ``extractor`` role is bound for an estimate the deterministic rules could not find."""
 
 
-async def _ask_extractor(family: str, code: str, stdout: str,
-                         extraction: Extraction | None = None) -> tuple[float | None, str]:
+async def _ask_extractor(
+    family: str, code: str, stdout: str, extraction: Extraction | None = None
+) -> tuple[float | None, str]:
     try:
         extractor = get_model(role="extractor", required=True)
     except Exception as exc:  # inspect raises its own PrerequisiteError when the role is not bound
         raise NoExtractorError(str(exc)) from None
     reason = extraction.reason if extraction is not None else "no rule matched"
     lines = extraction.candidate_lines() if extraction is not None else []
-    prompt = EXTRACTOR_USER.format(family=family, guidance=FAMILY_GUIDANCE[family], code=code[:4000],
-                                   stdout=extractor_excerpt(stdout), reason=reason,
-                                   candidates="\n".join(lines) if lines else "(none)")
+    prompt = EXTRACTOR_USER.format(
+        family=family,
+        guidance=FAMILY_GUIDANCE[family],
+        code=code[:4000],
+        stdout=extractor_excerpt(stdout),
+        reason=reason,
+        candidates="\n".join(lines) if lines else "(none)",
+    )
     calls = _EXTRACTOR_CALLS.setdefault(extractor, {})
     call = calls.get(prompt)
     if call is None or call.cancelled() or (call.done() and call.exception() is not None):  # ask (again)
-        call = calls[prompt] = asyncio.ensure_future(extractor.generate(
-            [ChatMessageSystem(content=EXTRACTOR_SYSTEM), ChatMessageUser(content=prompt)],
-            config=GenerateConfig(temperature=0.0)))
+        call = calls[prompt] = asyncio.ensure_future(
+            extractor.generate(
+                [ChatMessageSystem(content=EXTRACTOR_SYSTEM), ChatMessageUser(content=prompt)],
+                config=GenerateConfig(temperature=0.0),
+            )
+        )
     output = await asyncio.shield(call)  # one sample's cancellation does not cancel the shared call
     return parse_extractor_reply(output.completion)
 
@@ -185,13 +212,20 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
         meta, run = state.metadata, state.store.get(RUN_KEY, {}) or {}
         family, canonical = meta["family"], meta.get("canonical")
         image_missing = [p for p in run.get("missing_packages") or [] if p in DOCKER_R_PACKAGES]
-        base_meta = {"canonical": canonical, "family": family, "exit_code": run.get("exit_code"),
-                     "timed_out": run.get("timed_out"), "stderr_tail": (run.get("stderr") or "")[-500:],
-                     "missing_image_packages": image_missing}
+        base_meta = {
+            "canonical": canonical,
+            "family": family,
+            "exit_code": run.get("exit_code"),
+            "timed_out": run.get("timed_out"),
+            "stderr_tail": (run.get("stderr") or "")[-500:],
+            "missing_image_packages": image_missing,
+        }
         if canonical is None or abs(canonical) < MIN_CANONICAL:
-            return Score.unscored(reason="unscoreable_canonical",
-                                  explanation=f"|canonical| = {canonical!r} is below {MIN_CANONICAL}",
-                                  metadata=base_meta)
+            return Score.unscored(
+                reason="unscoreable_canonical",
+                explanation=f"|canonical| = {canonical!r} is below {MIN_CANONICAL}",
+                metadata=base_meta,
+            )
         levels = {"L1": int(bool((state.output.completion or "").strip())), "L2a": int(run.get("code") is not None)}
         levels["L2b"] = int(levels["L2a"] == 1 and run.get("exit_code") == 0 and not run.get("timed_out"))
         estimate: Extracted | None = None
@@ -202,8 +236,13 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
             package = environment_package(run.get("stderr", ""), run.get("missing_packages") or [])
             environment = int(package is not None and not run.get("timed_out"))
             failure = "environment" if environment else "execution_failure"
-            explanation = (f"R package '{package}' (in the Docker image) is missing from this sandbox" if environment
-                           else "timed out" if run.get("timed_out") else f"exit code {run.get('exit_code')}")
+            explanation = (
+                f"R package '{package}' (in the Docker image) is missing from this sandbox"
+                if environment
+                else "timed out"
+                if run.get("timed_out")
+                else f"exit code {run.get('exit_code')}"
+            )
         else:
             stdout = without_sandbox_notes(run.get("stdout", ""))
             extraction = extract(stdout, family)
@@ -215,10 +254,12 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
                 except ExtractorReplyError as exc:
                     return Score.unscored(reason="grader_failed", explanation=str(exc), metadata=base_meta)
                 except NoExtractorError as exc:
-                    return Score.unscored(reason="extraction_unresolved",
-                                          explanation=f"the deterministic reader abstained ({extraction.reason}) "
-                                                      f"and no extractor role is bound ({exc})",
-                                          metadata=base_meta)
+                    return Score.unscored(
+                        reason="extraction_unresolved",
+                        explanation=f"the deterministic reader abstained ({extraction.reason}) "
+                        f"and no extractor role is bound ({exc})",
+                        metadata=base_meta,
+                    )
                 if effect is not None:
                     estimate = Extracted(effect, "extractor", rationale)
             if estimate is None:
@@ -229,18 +270,28 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
             levels["L2b_plus"] = int(rel_error <= tolerance)
             if not levels["L2b_plus"]:
                 failure = classify_miss(family, estimate.value, canonical, rel_error, tolerance, meta.get("data_path"))
-            explanation = (f"estimate {estimate.value:g} ({estimate.source}: {estimate.line[:200]}) "
-                           f"vs canonical {canonical:g}")
+            explanation = (
+                f"estimate {estimate.value:g} ({estimate.source}: {estimate.line[:200]}) vs canonical {canonical:g}"
+            )
         degraded = int(levels["L2b"] == 1 and bool(image_missing))
         value = _value(levels, rel_error, failure, environment, degraded)
         if calibration:
             confidences, unparsed = _confidence_values(state)
             value.update(confidences)
             base_meta["calibration_unparsed_reply"] = unparsed
-        return Score(value=value, answer=None if estimate is None else repr(estimate.value), explanation=explanation,
-                     metadata={**base_meta, "estimate": None if estimate is None else estimate.value,
-                               "source": None if estimate is None else estimate.source,
-                               "rel_error": rel_error, "window_k": k, "failure": failure})
+        return Score(
+            value=value,
+            answer=None if estimate is None else repr(estimate.value),
+            explanation=explanation,
+            metadata={
+                **base_meta,
+                "estimate": None if estimate is None else estimate.value,
+                "source": None if estimate is None else estimate.source,
+                "rel_error": rel_error,
+                "window_k": k,
+                "failure": failure,
+            },
+        )
 
     return score
 
@@ -268,8 +319,11 @@ def by_family() -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         out: dict[str, float] = {}
         for fam in FAMILIES:
-            vals = [s.score.value for s in scores
-                    if isinstance(s.score.value, dict) and (s.sample_metadata or {}).get("family") == fam]
+            vals = [
+                s.score.value
+                for s in scores
+                if isinstance(s.score.value, dict) and (s.sample_metadata or {}).get("family") == fam
+            ]
             if vals:
                 out[f"{fam}_L2b"] = float(np.mean([v["L2b"] for v in vals]))
                 out[f"{fam}_L2b_plus"] = float(np.mean([v["L2b_plus"] for v in vals]))
@@ -321,8 +375,9 @@ def calibration() -> Metric:
         out = calibration_summary([v["conf_estimate"] for v in rated], [v["L2b_plus"] for v in rated])
         for field in ("method", "specification"):
             ok = [v for v in vals if not math.isnan(v[f"conf_{field}"])]
-            out[f"ece_{field}"] = calibration_summary([v[f"conf_{field}"] for v in ok],
-                                                      [v["L2b_plus"] for v in ok]).get("ece", float("nan"))
+            out[f"ece_{field}"] = calibration_summary(
+                [v[f"conf_{field}"] for v in ok], [v["L2b_plus"] for v in ok]
+            ).get("ece", float("nan"))
         out["n_unparsed"] = float(len(vals) - len(rated))
         return out
 

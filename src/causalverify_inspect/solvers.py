@@ -36,8 +36,9 @@ async def missing_packages(packages: list[str]) -> list[str]:
     if not packages:
         return []
     try:
-        result = await sandbox().exec(["Rscript", "--vanilla", "-e", missing_query(packages)], timeout=60,
-                                      timeout_retry=False)
+        result = await sandbox().exec(
+            ["Rscript", "--vanilla", "-e", missing_query(packages)], timeout=60, timeout_retry=False
+        )
     except TimeoutError:
         return []
     return result.stdout.split() if result.success else []
@@ -89,9 +90,17 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         blocks = extract_r_code(state.output.completion or "")
-        record: dict = {"code": blocks.code, "n_r_blocks": blocks.n_r_blocks, "n_other_blocks": blocks.n_other_blocks,
-                        "ran": False, "timed_out": False, "exit_code": None, "stdout": "", "stderr": "",
-                        "wrapper": "upstream" if upstream_wrapper else "none"}
+        record: dict = {
+            "code": blocks.code,
+            "n_r_blocks": blocks.n_r_blocks,
+            "n_other_blocks": blocks.n_other_blocks,
+            "ran": False,
+            "timed_out": False,
+            "exit_code": None,
+            "stdout": "",
+            "stderr": "",
+            "wrapper": "upstream" if upstream_wrapper else "none",
+        }
         if blocks.code is not None:
             script = wrap_like_upstream(blocks.code) if upstream_wrapper else blocks.code + "\n"
             record["packages"] = loaded_packages(blocks.code)
@@ -109,8 +118,14 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
             except OutputLimitExceededError as exc:
                 code, stdout, stderr = -1, exc.truncated_output or "", f"{NOTE_PREFIX} {exc}]"
             seconds = time.monotonic() - started
-            record.update(ran=True, exit_code=code, stdout=stdout, stderr=stderr, seconds=round(seconds, 3),
-                          timed_out=code is None or timed_out(code, seconds, timeout))
+            record.update(
+                ran=True,
+                exit_code=code,
+                stdout=stdout,
+                stderr=stderr,
+                seconds=round(seconds, 3),
+                timed_out=code is None or timed_out(code, seconds, timeout),
+            )
         state.store.set(RUN_KEY, record)
         return state
 
@@ -138,13 +153,15 @@ def rate_own_workflow() -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         run = state.store.get(RUN_KEY, {})
         prompt = CALIBRATION_USER.format(
-            research_question=state.metadata["research_question"], data_description=state.metadata["data_description"],
-            response=(state.output.completion or "")[:6000], exit_code=run.get("exit_code"),
-            stdout=(run.get("stdout") or "(nothing)")[-3000:])
+            research_question=state.metadata["research_question"],
+            data_description=state.metadata["data_description"],
+            response=(state.output.completion or "")[:6000],
+            exit_code=run.get("exit_code"),
+            stdout=(run.get("stdout") or "(nothing)")[-3000:],
+        )
         messages = [ChatMessageSystem(content=CALIBRATION_SYSTEM), ChatMessageUser(content=prompt)]
         output = await get_model().generate(messages)
         state.store.set(CONFIDENCE_KEY, {"reply": output.completion, "values": parse_confidences(output.completion)})
         return state
 
     return solve
-

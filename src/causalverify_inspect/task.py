@@ -105,9 +105,16 @@ def exp_b(
         sandbox=choice.spec(timeout),
         config=GenerateConfig(max_tokens=8192),
         version=task_version("causalverify_inspect", "exp_b"),
-        metadata={"tolerance": tolerance, "es_windows": es_windows, "sandbox": choice.sandbox,
-                  "sandbox_requested": sandbox, "profile": choice.profile, "r_environment": choice.metadata(),
-                  "replayed_model": responses_model if responses else None, "upstream_wrapper": wrapper},
+        metadata={
+            "tolerance": tolerance,
+            "es_windows": es_windows,
+            "sandbox": choice.sandbox,
+            "sandbox_requested": sandbox,
+            "profile": choice.profile,
+            "r_environment": choice.metadata(),
+            "replayed_model": responses_model if responses else None,
+            "upstream_wrapper": wrapper,
+        },
     )
 
 

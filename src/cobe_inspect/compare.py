@@ -33,11 +33,13 @@ from inspect_ai.log import EvalLog, read_eval_log
 from causal_suite.errors import SuiteInputError, reports_input_errors, require_file
 
 SCORER = "cobe_judge"
-FIG6 = (("upstream", "E1_failure", "E1 upstream (our E1 preserve)"),
-        ("downstream", "E2_failure", "E2 downstream (our E2 change)"),
-        ("connectors", "E0_failure", "E3 connectors (our E0)"),
-        ("numeric", "E4_numeric_failure", "E4 numeric"),
-        ("latent", "E5_latent_failure", "E5 latent factors"))
+FIG6 = (
+    ("upstream", "E1_failure", "E1 upstream (our E1 preserve)"),
+    ("downstream", "E2_failure", "E2 downstream (our E2 change)"),
+    ("connectors", "E0_failure", "E3 connectors (our E0)"),
+    ("numeric", "E4_numeric_failure", "E4 numeric"),
+    ("latent", "E5_latent_failure", "E5 latent factors"),
+)
 
 
 def paper_results() -> dict[str, Any]:
@@ -75,7 +77,7 @@ def _diff(ours: float, paper: float) -> str:
 
 
 def _metrics(log: EvalLog) -> dict[str, float]:
-    for score in (log.results.scores if log.results else []):
+    for score in log.results.scores if log.results else []:
         if score.name == SCORER:
             return {name: m.value for name, m in score.metrics.items()}
     raise SuiteInputError(f"Eval log '{log.location}' has no '{SCORER}' results; is it a finished CoBe log?")
@@ -89,11 +91,20 @@ def comparison_rows(metrics: dict[str, float], tier: int, key: str, paper: dict[
     """Every figure both our metrics and the paper's model ``key`` have (percent; difference in points)."""
     rows: list[Row] = []
 
-    def add(figure: str, breakdown: str, ours: Any, published: float | None, ours_text: str | None = None,
-            paper_text: str | None = None) -> None:
+    def add(
+        figure: str,
+        breakdown: str,
+        ours: Any,
+        published: float | None,
+        ours_text: str | None = None,
+        paper_text: str | None = None,
+    ) -> None:
         if _present(ours) and published is not None:
-            rows.append(Row(figure, breakdown, ours_text or _pct(ours), paper_text or f"{published:.1f}",
-                            _diff(ours, published)))
+            rows.append(
+                Row(
+                    figure, breakdown, ours_text or _pct(ours), paper_text or f"{published:.1f}", _diff(ours, published)
+                )
+            )
 
     if tier == 1:
         t5 = paper["table5"].get(key)
@@ -101,8 +112,14 @@ def comparison_rows(metrics: dict[str, float], tier: int, key: str, paper: dict[
         if t5 and all(_present(v) for v in per_phrasing):
             mean = sum(per_phrasing) / 3
             std = math.sqrt(sum((v - mean) ** 2 for v in per_phrasing) / 2)
-            add("Table 5", "accuracy, mean of A-C ± std", mean, t5["accuracy"],
-                f"{100 * mean:.1f} ± {100 * std:.1f}", f"{t5['accuracy']:.1f} ± {t5['std']:.1f}")
+            add(
+                "Table 5",
+                "accuracy, mean of A-C ± std",
+                mean,
+                t5["accuracy"],
+                f"{100 * mean:.1f} ± {100 * std:.1f}",
+                f"{t5['accuracy']:.1f} ± {t5['std']:.1f}",
+            )
         if t5:
             se = metrics.get("stderr")
             text = f"{_pct(metrics.get('accuracy'))} ± {_pct(se)} SE" if _present(se) else None
@@ -164,8 +181,13 @@ def compare_log(log: EvalLog, paper: dict[str, Any], paper_model: str | None = N
     header = Row("figure", "breakdown", "ours %", "paper %", "diff (pts)")
     widths = [max(len(getattr(r, f)) for r in [header, *rows]) for f in ("figure", "breakdown", "ours", "paper")]
     for r in [header, *rows]:
-        cells = (r.figure.ljust(widths[0]), r.breakdown.ljust(widths[1]), r.ours.rjust(widths[2]),
-                 r.paper.rjust(widths[3]), r.diff.rjust(10))
+        cells = (
+            r.figure.ljust(widths[0]),
+            r.breakdown.ljust(widths[1]),
+            r.ours.rjust(widths[2]),
+            r.paper.rjust(widths[3]),
+            r.diff.rjust(10),
+        )
         lines.append("  " + "  ".join(cells))
     return "\n".join(lines)
 
@@ -174,8 +196,11 @@ def compare_log(log: EvalLog, paper: dict[str, Any], paper_model: str | None = N
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cobe_inspect.compare", description=__doc__.split("\n\n")[0])
     parser.add_argument("logs", nargs="+", help="CoBe eval logs (.eval or .json)")
-    parser.add_argument("--paper-model", help="the paper's model to compare with (gpt, gemini, claude, llama3-8b, "
-                                              "mistral-7b, qwen-7b, phi4, gemma-27b, llama3-70b)")
+    parser.add_argument(
+        "--paper-model",
+        help="the paper's model to compare with (gpt, gemini, claude, llama3-8b, "
+        "mistral-7b, qwen-7b, phi4, gemma-27b, llama3-70b)",
+    )
     args = parser.parse_args(argv)
     paper = paper_results()
     if args.paper_model and args.paper_model not in paper["models"]:

@@ -203,7 +203,9 @@ def cobe_dataset(
         if skipped:
             logger.warning(
                 "CoBe: %d record(s) have no query for phrasing(s) %s and are left out: %s",
-                len(skipped), ", ".join(chosen), ", ".join(skipped[:10]),
+                len(skipped),
+                ", ".join(chosen),
+                ", ".join(skipped[:10]),
             )
     name = "cobe_builtin" if data is None else Path(data).stem
     return MemoryDataset(samples, name=name, location=str(where))

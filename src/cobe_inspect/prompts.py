@@ -161,7 +161,10 @@ Finish with a line that starts with "{FINAL_STORY_MARKER}" followed by the rewri
 """.strip()
 
 TIER_TEMPLATES: dict[str, str] = {
-    "tier1": TIER1_TEMPLATE, **TIER2_TEMPLATES, "H1": TIER3_TEMPLATE, "H2": TIER4_TEMPLATE
+    "tier1": TIER1_TEMPLATE,
+    **TIER2_TEMPLATES,
+    "H1": TIER3_TEMPLATE,
+    "H2": TIER4_TEMPLATE,
 }
 DEFAULT_TIER_PROMPTS = "cobe-ours-respondent"
 

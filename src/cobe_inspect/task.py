@@ -39,8 +39,13 @@ def judge_record(self_judge: bool, judge_prompts: str | None) -> dict[str, Any]:
     prompts = load_judge_prompts(judge_prompts).describe()
     model = active_model()
     if model is None:
-        return {"model": None, "self_judged": None, "prompts": prompts, "paper_judge": PAPER_JUDGE,
-                "note": "task built outside an eval: the judge is checked and recorded per sample when scoring"}
+        return {
+            "model": None,
+            "self_judged": None,
+            "prompts": prompts,
+            "paper_judge": PAPER_JUDGE,
+            "note": "task built outside an eval: the judge is checked and recorded per sample when scoring",
+        }
     grader, self_judged = resolve_grader(str(model), self_judge)
     return {
         "model": None if grader is None else str(grader),

@@ -34,7 +34,9 @@ def _quadratic(x: np.ndarray, y: np.ndarray, x_test: np.ndarray, seed: int) -> n
 def _gbt(x: np.ndarray, y: np.ndarray, x_test: np.ndarray, seed: int) -> np.ndarray:
     from sklearn.ensemble import GradientBoostingRegressor
 
-    model = GradientBoostingRegressor(n_estimators=150, max_depth=3, learning_rate=0.05, subsample=0.8, random_state=seed)
+    model = GradientBoostingRegressor(
+        n_estimators=150, max_depth=3, learning_rate=0.05, subsample=0.8, random_state=seed
+    )
     return model.fit(x, y).predict(x_test)
 
 
@@ -60,8 +62,13 @@ def _probe_columns(frame: pd.DataFrame) -> np.ndarray:
 PROBE_BASELINES: dict[str, tuple[Features, FitPredict]] = {"probe_only": (_probe_columns, _gbt)}
 
 
-def run_baselines(train: pd.DataFrame, test: pd.DataFrame, targets: list[str], seed: int,
-                  extra: dict[str, tuple[Features, FitPredict]] | None = None) -> dict[str, dict[str, np.ndarray | None]]:
+def run_baselines(
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    targets: list[str],
+    seed: int,
+    extra: dict[str, tuple[Features, FitPredict]] | None = None,
+) -> dict[str, dict[str, np.ndarray | None]]:
     """{baseline: {target: test predictions or None when the baseline's input is unavailable}}; each baseline's
     inputs are computed once and shared by the targets, each target fitted on the training jobs where it is defined.
     ``extra`` adds baselines to ``BASELINES`` (e.g. ``PROBE_BASELINES`` under the text_probe protocol)."""

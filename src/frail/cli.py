@@ -35,15 +35,27 @@ def cmd_probes(args: argparse.Namespace) -> int:
 
     upstream = [p for p in args.inputs if p.endswith(".jsonl")]
     if upstream and len(upstream) != len(args.inputs):
-        raise SuiteInputError("pass either glass eval logs or pair .jsonl files to `frail probes`, not both: "
-                              "the two give different probe features.")
+        raise SuiteInputError(
+            "pass either glass eval logs or pair .jsonl files to `frail probes`, not both: "
+            "the two give different probe features."
+        )
     if upstream:
         probes = probes_from_pairs(read_pair_files(upstream), upstream)
     else:
         probes = collect_probes_from_logs(args.inputs)
     write_probes(args.out, probes)
-    print(json.dumps({"out": args.out, "solver": probes.solver, "bases": len(probes.probes),
-                      "n_samples": probes.n_samples, "features": probes.features, **probes.counts}))
+    print(
+        json.dumps(
+            {
+                "out": args.out,
+                "solver": probes.solver,
+                "bases": len(probes.probes),
+                "n_samples": probes.n_samples,
+                "features": probes.features,
+                **probes.counts,
+            }
+        )
+    )
     return 0
 
 
@@ -72,8 +84,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     torch.set_num_threads(args.threads)  # the head is tiny: one thread is fastest and leaves the other cores free
     config = PiConfig(hidden=args.hidden, max_epochs=args.max_epochs, patience=args.patience)
     encoder_config = EncoderTrainConfig(
-        encoder_lr=args.encoder_lr, head_lr=args.head_lr, jobs_per_batch=args.jobs_per_batch,
-        microbatch=args.encoder_microbatch, max_epochs=args.encoder_max_epochs, patience=args.encoder_patience,
+        encoder_lr=args.encoder_lr,
+        head_lr=args.head_lr,
+        jobs_per_batch=args.jobs_per_batch,
+        microbatch=args.encoder_microbatch,
+        max_epochs=args.encoder_max_epochs,
+        patience=args.encoder_patience,
     )
     seeds = [int(s) for s in comma_list(args.seeds)]
     probes = None
@@ -81,9 +97,20 @@ def cmd_report(args: argparse.Namespace) -> int:
         from .probes import read_probes
 
         probes = read_probes(args.probe_file)
-    summary = run_report(comma_list(args.pairs), args.featurizer, seeds, args.out, config, args.save_models,
-                         not args.quiet, featurizer_options(args), encoder_config, args.dump_predictions,
-                         args.protocol, probes)
+    summary = run_report(
+        comma_list(args.pairs),
+        args.featurizer,
+        seeds,
+        args.out,
+        config,
+        args.save_models,
+        not args.quiet,
+        featurizer_options(args),
+        encoder_config,
+        args.dump_predictions,
+        args.protocol,
+        probes,
+    )
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     if summary["status"] != "ok":  # too little data: the report says why, and the exit code says it failed
         print(f"frail: {summary['message']}", file=sys.stderr)
@@ -110,25 +137,38 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if model.doses != data.doses:
         raise SuiteInputError(f"model '{args.model}' was trained on doses {model.doses}, the pairs have {data.doses}.")
     if model.probe is not None and not args.probe_file:
-        raise SuiteInputError(f"model '{args.model}' was trained under the text_probe protocol: pass the base probes "
-                              "of the pairs' solver with --probe-file.")
+        raise SuiteInputError(
+            f"model '{args.model}' was trained under the text_probe protocol: pass the base probes "
+            "of the pairs' solver with --probe-file."
+        )
     if model.probe is None and args.probe_file:
-        raise SuiteInputError(f"model '{args.model}' was trained under the text protocol (problem statement only): "
-                              "it reads no --probe-file.")
+        raise SuiteInputError(
+            f"model '{args.model}' was trained under the text protocol (problem statement only): "
+            "it reads no --probe-file."
+        )
     jobs = data.jobs.loc[test]
     x = featurizer.transform(jobs["base_text"].tolist())
     if model.probe is not None:
         probes = read_probes(args.probe_file)
         lacking = [f for f in model.probe.features if f not in probes.features]
         if lacking:
-            raise SuiteInputError(f"probe file '{probes.path}' lacks the feature(s) {', '.join(lacking)} that model "
-                                  f"'{args.model}' was trained on.")
+            raise SuiteInputError(
+                f"probe file '{probes.path}' lacks the feature(s) {', '.join(lacking)} that model "
+                f"'{args.model}' was trained on."
+            )
         x = np.hstack([x, model.probe.transform(probe_inputs(probes, data).loc[test])])
     _, pi_hat, a_hat, b_hat = predict_targets(model, x, data.composition.loc[test].to_numpy(), data.m_bar)
-    result = {"seed": args.seed, "protocol": model.protocol, "n_test_solvable": len(test),
-              "spearman": {"pi": spearman(pi_hat, jobs["pi"]), "a": spearman(a_hat, jobs["a"]),
-                           "b": spearman(b_hat, jobs["b"].to_numpy(dtype=float))},
-              "mean_pi_hat": float(np.mean(pi_hat)) if len(test) else None}
+    result = {
+        "seed": args.seed,
+        "protocol": model.protocol,
+        "n_test_solvable": len(test),
+        "spearman": {
+            "pi": spearman(pi_hat, jobs["pi"]),
+            "a": spearman(a_hat, jobs["a"]),
+            "b": spearman(b_hat, jobs["b"].to_numpy(dtype=float)),
+        },
+        "mean_pi_hat": float(np.mean(pi_hat)) if len(test) else None,
+    }
     print(json.dumps(result, indent=1))
     return 0
 
@@ -184,8 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_probes)
 
     s = sub.add_parser("synth", help="generate a Synth-CD set with its ground truth (§3.5)")
-    s.add_argument("--variant", choices=["bernoulli", "continuous"], default="bernoulli",
-                   help="bernoulli: B drawn per twin from its break probability; continuous: the probability itself")
+    s.add_argument(
+        "--variant",
+        choices=["bernoulli", "continuous"],
+        default="bernoulli",
+        help="bernoulli: B drawn per twin from its break probability; continuous: the probability itself",
+    )
     s.add_argument("--n-jobs", type=int, default=500, help="synthetic base problems (jobs)")
     s.add_argument("--twins-per-dose", type=int, default=5, help="twins per job and dose")
     s.add_argument("--seed", type=int, default=7, help="random seed")
@@ -196,13 +240,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("report", help="train and evaluate Frail-π and the baselines over seeds")
     r.add_argument("--pairs", nargs="+", required=True, help="pair files (space- or comma-separated)")
-    r.add_argument("--featurizer", default="tfidf_svd", choices=available_featurizers(),
-                   help="text features of a job (default tfidf_svd)")
+    r.add_argument(
+        "--featurizer",
+        default="tfidf_svd",
+        choices=available_featurizers(),
+        help="text features of a job (default tfidf_svd)",
+    )
     r.add_argument("--seeds", default="0,1,2", help="split/training seeds, comma-separated (default 0,1,2)")
     r.add_argument("--out", required=True, help="output directory")
-    r.add_argument("--protocol", choices=["text", "text_probe", "both"], default="text",
-                   help="text: problem statement only; text_probe: adds the base probes of --probe-file; "
-                        "both: each into OUT/text and OUT/text_probe, reported separately")
+    r.add_argument(
+        "--protocol",
+        choices=["text", "text_probe", "both"],
+        default="text",
+        help="text: problem statement only; text_probe: adds the base probes of --probe-file; "
+        "both: each into OUT/text and OUT/text_probe, reported separately",
+    )
     r.add_argument("--probe-file", help="base probes (`frail probes`) for --protocol text_probe / both")
     r.add_argument("--hidden", type=int, default=64, help="hidden units of the Frail-π head")
     r.add_argument("--max-epochs", type=int, default=200, help="training epochs at most")
@@ -210,8 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     r.add_argument("--save-models", action="store_true", help="save each seed's model with its split sidecar")
     r.add_argument("--quiet", action="store_true", help="no training progress display")
-    r.add_argument("--dump-predictions", action="store_true",
-                   help="write predictions_seed*.csv: test-fold targets, predictions and p(J, m) per dose")
+    r.add_argument(
+        "--dump-predictions",
+        action="store_true",
+        help="write predictions_seed*.csv: test-fold targets, predictions and p(J, m) per dose",
+    )
     enc = add_encoder_arguments(r)
     enc.add_argument("--encoder-lr", type=float, help="encoder LR (default 2e-5 fine-tuning, 1e-3 LoRA)")
     enc.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the head")
@@ -229,10 +284,19 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(func=cmd_evaluate)
 
     t = sub.add_parser("transfer", help="solver transfer: train Frail-π on one solver's pairs, test on each solver's")
-    t.add_argument("--solver", action="append", required=True, metavar="NAME=FILE[,FILE]",
-                   help="one solver's pair files; repeat for each solver (same bases)")
-    t.add_argument("--featurizer", default="tfidf_svd", choices=available_featurizers(),
-                   help="text features of a job (default tfidf_svd)")
+    t.add_argument(
+        "--solver",
+        action="append",
+        required=True,
+        metavar="NAME=FILE[,FILE]",
+        help="one solver's pair files; repeat for each solver (same bases)",
+    )
+    t.add_argument(
+        "--featurizer",
+        default="tfidf_svd",
+        choices=available_featurizers(),
+        help="text features of a job (default tfidf_svd)",
+    )
     t.add_argument("--seed", type=int, default=0, help="split/training seed")
     t.add_argument("--hidden", type=int, default=64, help="hidden units of the Frail-π head")
     t.add_argument("--max-epochs", type=int, default=200, help="training epochs at most")
@@ -241,8 +305,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out", help="also write the JSON result here")
     t.set_defaults(func=cmd_transfer)
 
-    sub.add_parser("tau", add_help=False,
-                   help="Frail-τ mechanism check on continuous Synth-CD (`frail tau --help` for its options)")
+    sub.add_parser(
+        "tau",
+        add_help=False,
+        help="Frail-τ mechanism check on continuous Synth-CD (`frail tau --help` for its options)",
+    )
     return parser
 
 

@@ -31,8 +31,9 @@ from .splits import dataset_fingerprint, make_split
 BUDGETS = (0.05, 0.10, 0.20, 0.50)
 
 
-def recall_at_k(scores: np.ndarray, true_pi: np.ndarray, budgets: tuple[float, ...] = BUDGETS,
-                threshold: float = FRAGILE_THRESHOLD) -> dict[str, dict[str, float]]:
+def recall_at_k(
+    scores: np.ndarray, true_pi: np.ndarray, budgets: tuple[float, ...] = BUDGETS, threshold: float = FRAGILE_THRESHOLD
+) -> dict[str, dict[str, float]]:
     """{"k=5%": {"model", "random", "oracle", "kept"}}: recall of jobs with π > threshold among the top-k by score."""
     scores, true_pi = np.asarray(scores, dtype=float), np.asarray(true_pi, dtype=float)
     if len(scores) != len(true_pi) or not len(scores):
@@ -60,28 +61,35 @@ def curation_table(predictions: dict[str, np.ndarray], true_pi: np.ndarray, **op
     """Recall@k for each named predictor on the same holdout, with the random and oracle references once."""
     table = {name: recall_at_k(scores, true_pi, **options) for name, scores in predictions.items()}
     first = next(iter(table.values()))
-    return {"n_jobs": len(true_pi), "n_fragile": int(is_fragile(np.asarray(true_pi), options.get("threshold", FRAGILE_THRESHOLD)).sum()),
-            "random": {k: v["random"] for k, v in first.items()},
-            "oracle": {k: v["oracle"] for k, v in first.items()},
-            "model": {name: {k: v["model"] for k, v in rows.items()} for name, rows in table.items()}}
+    return {
+        "n_jobs": len(true_pi),
+        "n_fragile": int(is_fragile(np.asarray(true_pi), options.get("threshold", FRAGILE_THRESHOLD)).sum()),
+        "random": {k: v["random"] for k, v in first.items()},
+        "oracle": {k: v["oracle"] for k, v in first.items()},
+        "model": {name: {k: v["model"] for k, v in rows.items()} for name, rows in table.items()},
+    }
 
 
 def curation_block(predictions: pd.DataFrame, **options: Any) -> dict[str, Any]:
     """The report's curation block from one seed's test-fold predictions (columns ``pi``, ``pi_hat``, ``C``):
     Frail-π's π̂ and the declared complexity C as rankings of the measured π, against random and oracle."""
     frame = predictions.dropna(subset=["pi", "pi_hat"])
-    return curation_table({"frail_pi": frame["pi_hat"].to_numpy(), "complexity": frame["C"].to_numpy()},
-                          frame["pi"].to_numpy(), **options)
+    return curation_table(
+        {"frail_pi": frame["pi_hat"].to_numpy(), "complexity": frame["C"].to_numpy()}, frame["pi"].to_numpy(), **options
+    )
 
 
-def solver_transfer(datasets: dict[str, Dataset], featurizer: str = "tfidf_svd", seed: int = 0,
-                    config: PiConfig | None = None) -> list[dict[str, Any]]:
+def solver_transfer(
+    datasets: dict[str, Dataset], featurizer: str = "tfidf_svd", seed: int = 0, config: PiConfig | None = None
+) -> list[dict[str, Any]]:
     """Train on each solver's pairs, test on every solver's measured π and CRD over the shared bases' test fold."""
     if len(datasets) < 2:
         raise SuiteInputError("solver transfer needs the pairs of at least two solvers (one pair file set per solver).")
     shared = sorted(set.intersection(*(set(d.jobs.index) for d in datasets.values())))
     if len(shared) < 10:
-        raise SuiteInputError(f"the solvers share only {len(shared)} base ids: transfer needs the same bases scored by each.")
+        raise SuiteInputError(
+            f"the solvers share only {len(shared)} base ids: transfer needs the same bases scored by each."
+        )
     doses = {tuple(d.doses) for d in datasets.values()}
     if len(doses) > 1:
         raise SuiteInputError(f"the solvers' pairs have different dose designs {sorted(doses)}: use the same corpus.")
@@ -99,15 +107,25 @@ def solver_transfer(datasets: dict[str, Dataset], featurizer: str = "tfidf_svd",
         solvable = set(train_data.jobs.index[train_data.jobs["solvable"]])
         fold_ids = {r: [b for b in ids[r] if b in solvable] for r in ("train", "val")}
         model = FrailPi(x.shape[1], train_data.doses, seed_config)
-        model.fit(x, dose_counts(train_data.obs, fold_ids["train"], row_of), dose_counts(train_data.obs, fold_ids["val"], row_of))
+        model.fit(
+            x,
+            dose_counts(train_data.obs, fold_ids["train"], row_of),
+            dose_counts(train_data.obs, fold_ids["val"], row_of),
+        )
         for test_name, test_data in datasets.items():
-            results.append({"train": train_name, "test": test_name,
-                            **_score_on(model, x, row_of, test_data, shared, split, ids["test"])})
+            results.append(
+                {
+                    "train": train_name,
+                    "test": test_name,
+                    **_score_on(model, x, row_of, test_data, shared, split, ids["test"]),
+                }
+            )
     return results
 
 
-def _score_on(model: FrailPi, x: np.ndarray, row_of: dict[str, int], data: Dataset, shared: list[str], split,
-              test_ids: list[str]) -> dict[str, Any]:
+def _score_on(
+    model: FrailPi, x: np.ndarray, row_of: dict[str, int], data: Dataset, shared: list[str], split, test_ids: list[str]
+) -> dict[str, Any]:
     jobs = data.jobs.loc[shared]
     solv_ids = list(jobs.index[jobs["solvable"]])
     p = model.predict_p(x[[row_of[b] for b in solv_ids]])
@@ -117,6 +135,8 @@ def _score_on(model: FrailPi, x: np.ndarray, row_of: dict[str, int], data: Datas
     c = solv["C"].to_numpy(dtype=float)
     crd_target, crd_pred = crd_residuals(solv["pi"].to_numpy(), pi_hat, c, folds)
     test = pd.Index(solv_ids).isin(test_ids)
-    return {"n_test_solvable": int(test.sum()),
-            "ccd_spearman": spearman(pi_hat[test], solv.loc[test, "pi"].to_numpy()),
-            "crd_spearman": spearman(crd_pred[test], crd_target[test])}
+    return {
+        "n_test_solvable": int(test.sum()),
+        "ccd_spearman": spearman(pi_hat[test], solv.loc[test, "pi"].to_numpy()),
+        "crd_spearman": spearman(crd_pred[test], crd_target[test]),
+    }

@@ -77,8 +77,10 @@ def load_encoder(model: str | None, local_files_only: bool | None = None) -> tup
         encoder = AutoModel.from_pretrained(name, local_files_only=offline or is_local)
     except (OSError, ValueError) as exc:
         if is_local:
-            raise SuiteInputError(f"encoder folder '{name}' could not be loaded ({type(exc).__name__}): it is not a "
-                                  "complete Hugging Face encoder (weights and tokenizer).") from exc
+            raise SuiteInputError(
+                f"encoder folder '{name}' could not be loaded ({type(exc).__name__}): it is not a "
+                "complete Hugging Face encoder (weights and tokenizer)."
+            ) from exc
         raise SuiteInputError(
             f"encoder '{name}' is neither a local folder nor a hub model available offline: download it into a folder "
             "(e.g. with `huggingface-cli download`) and pass that path, or omit --encoder to use the bundled MiniLM."
@@ -107,8 +109,15 @@ class PooledEncoder(nn.Module):
 class HFEncoderFeaturizer(Featurizer):
     """Shared machinery: lazy loading, tokenising, batched embedding, pickling without the base weights."""
 
-    def __init__(self, seed: int = 0, encoder: str | None = None, max_len: int = 128, batch_size: int = 64,
-                 device: str | None = None, local_files_only: bool | None = None):
+    def __init__(
+        self,
+        seed: int = 0,
+        encoder: str | None = None,
+        max_len: int = 128,
+        batch_size: int = 64,
+        device: str | None = None,
+        local_files_only: bool | None = None,
+    ):
         self.seed, self.encoder_name, self.max_len, self.batch_size = seed, encoder, max_len, batch_size
         self.device, self.local_files_only = device, local_files_only
         self._module: PooledEncoder | None = None
@@ -140,7 +149,9 @@ class HFEncoderFeaturizer(Featurizer):
     # -- embedding -------------------------------------------------------------------------------------------
     def tokenize(self, texts: list[str]) -> dict[str, torch.Tensor]:
         _ = self.module
-        batch = self._tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_len, return_tensors="pt")
+        batch = self._tokenizer(
+            list(texts), padding=True, truncation=True, max_length=self.max_len, return_tensors="pt"
+        )
         return {k: batch[k].to(self.device_name) for k in ("input_ids", "attention_mask")}
 
     def embed(self, texts: list[str]) -> torch.Tensor:
@@ -227,8 +238,16 @@ class HFLora(HFFinetune):
 
     encoder_lr = 1e-3  # adapters start at zero and need a larger step than full fine-tuning
 
-    def __init__(self, seed: int = 0, encoder: str | None = None, r: int = 8, alpha: int = 16, dropout: float = 0.05,
-                 target_modules: tuple[str, ...] = LORA_TARGETS, **options):
+    def __init__(
+        self,
+        seed: int = 0,
+        encoder: str | None = None,
+        r: int = 8,
+        alpha: int = 16,
+        dropout: float = 0.05,
+        target_modules: tuple[str, ...] = LORA_TARGETS,
+        **options,
+    ):
         super().__init__(seed=seed, encoder=encoder, **options)
         self.r, self.alpha, self.dropout, self.target_modules = r, alpha, dropout, tuple(target_modules)
 
@@ -242,8 +261,13 @@ class HFLora(HFFinetune):
                 f"encoder '{self.resolved}' has no attention layers named {', '.join(missing)} for LoRA: pass "
                 "target_modules naming its query/value projections (e.g. q_proj,v_proj) or use hf_finetune."
             )
-        config = LoraConfig(r=self.r, lora_alpha=self.alpha, lora_dropout=self.dropout,
-                            target_modules=list(self.target_modules), bias="none")
+        config = LoraConfig(
+            r=self.r,
+            lora_alpha=self.alpha,
+            lora_dropout=self.dropout,
+            target_modules=list(self.target_modules),
+            bias="none",
+        )
         return get_peft_model(encoder, config)
 
     def trained_state(self) -> dict[str, torch.Tensor]:
@@ -276,8 +300,10 @@ class HFLora(HFFinetune):
 
         path = Path(directory)
         if not (path / "adapter_config.json").exists():
-            raise SuiteInputError(f"'{path}' is not a saved LoRA adapter (no adapter_config.json): pass the folder "
-                                  "written by save_adapter.")
+            raise SuiteInputError(
+                f"'{path}' is not a saved LoRA adapter (no adapter_config.json): pass the folder "
+                "written by save_adapter."
+            )
         set_peft_model_state_dict(self.module.encoder, load_peft_weights(str(path), device=self.device_name))
         self.jointly_trained = True
         return self

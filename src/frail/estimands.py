@@ -137,7 +137,9 @@ def predict_complexity_regression(params: np.ndarray, c: np.ndarray) -> np.ndarr
     return polynomial_design(c, len(params) - 1) @ params
 
 
-def cross_fitted_residual(q: np.ndarray, c: np.ndarray, folds: np.ndarray, degree: int = 2) -> tuple[np.ndarray, np.ndarray]:
+def cross_fitted_residual(
+    q: np.ndarray, c: np.ndarray, folds: np.ndarray, degree: int = 2
+) -> tuple[np.ndarray, np.ndarray]:
     """D⊥ = Q - m̂(C), where m̂ for fold k is fitted on the other folds only (no own-observation leakage).
 
     Returns (residual, m̂). ``folds`` are the evaluation's fold labels, so the residualisation shares its folds.
@@ -153,7 +155,9 @@ def cross_fitted_residual(q: np.ndarray, c: np.ndarray, folds: np.ndarray, degre
     return q - fitted, fitted
 
 
-def crd_residuals(pi: np.ndarray, pi_hat: np.ndarray, c: np.ndarray, folds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def crd_residuals(
+    pi: np.ndarray, pi_hat: np.ndarray, c: np.ndarray, folds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(measured D⊥, predicted D⊥): π and π̂ each residualised on C, cross-fitted on the same folds."""
     target, _ = cross_fitted_residual(pi, c, folds)
     pred, _ = cross_fitted_residual(pi_hat, c, folds)

@@ -74,8 +74,9 @@ def dose_counts(obs: pd.DataFrame, ids: list[str], row_of: dict[str, int]) -> Do
     )
 
 
-def predict_targets(model: FrailPi, x: np.ndarray, composition: np.ndarray,
-                    m_bar: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def predict_targets(
+    model: FrailPi, x: np.ndarray, composition: np.ndarray, m_bar: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """p(J, m) at the model's design doses for each row of ``x``, and the closed-form π̂ (over the jobs' dose
     ``composition``), â and b̂ read off it: (p, π̂, â, b̂)."""
     p = model.predict_p(x)
@@ -90,8 +91,9 @@ def _any_break_probability(p: np.ndarray, obs: pd.DataFrame, ids: list[str], dos
     return 1.0 - np.prod((1.0 - p) ** counts, axis=1)
 
 
-def _frozen_features(data: Dataset, feat: Any, options: dict[str, Any] | None,
-                     train_texts: pd.Series) -> tuple[Any, np.ndarray]:
+def _frozen_features(
+    data: Dataset, feat: Any, options: dict[str, Any] | None, train_texts: pd.Series
+) -> tuple[Any, np.ndarray]:
     """(featurizer, features of every job) fitted on the training fold; a featurizer whose fit learns nothing
     (``fit_learns = False``: hashing, a frozen encoder) is fitted and applied once per dataset, not once per seed."""
     key = (feat.name, tuple(sorted((options or {}).items())))
@@ -104,9 +106,16 @@ def _frozen_features(data: Dataset, feat: Any, options: dict[str, Any] | None,
     return feat, x
 
 
-def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, progress: Progress | None = None,
-             featurizer_options: dict[str, Any] | None = None, encoder_config: Any = None,
-             probes: pd.DataFrame | None = None) -> SeedResult:
+def run_seed(
+    data: Dataset,
+    split: Split,
+    featurizer: str,
+    config: PiConfig,
+    progress: Progress | None = None,
+    featurizer_options: dict[str, Any] | None = None,
+    encoder_config: Any = None,
+    probes: pd.DataFrame | None = None,
+) -> SeedResult:
     """Train and score one seed; a fold without enough solvable jobs gives a result with ``skipped`` set.
 
     ``featurizer_options`` go to the featurizer (e.g. ``encoder``, ``max_len``, ``device``); ``encoder_config``
@@ -138,8 +147,9 @@ def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, pro
     if feat.trainable:
         from .models.pi_encoder import fit_pi_with_encoder
 
-        model = fit_pi_with_encoder(feat, texts, data.doses, counts["train"], counts["val"], seed_config,
-                                    encoder_config, progress, extra)
+        model = fit_pi_with_encoder(
+            feat, texts, data.doses, counts["train"], counts["val"], seed_config, encoder_config, progress, extra
+        )
         result.epoch_seconds = float(np.mean(model.epoch_seconds)) if model.epoch_seconds else None
         x = np.hstack([feat.transform(texts), extra])
     else:
@@ -150,8 +160,9 @@ def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, pro
     result.epochs, result.model, result.featurizer = len(model.history), model, feat
 
     solv_ids = list(jobs.index[solvable.to_numpy()])
-    p_all, pi_hat, a_hat, b_hat = predict_targets(model, x[[row_of[b] for b in solv_ids]],
-                                                  data.composition.loc[solv_ids].to_numpy(), data.m_bar)
+    p_all, pi_hat, a_hat, b_hat = predict_targets(
+        model, x[[row_of[b] for b in solv_ids]], data.composition.loc[solv_ids].to_numpy(), data.m_bar
+    )
     pred = pd.DataFrame({"pi": pi_hat, "a": a_hat, "b": b_hat}, index=solv_ids)
     solv = jobs.loc[solv_ids]
     test = solv.index.isin(ids["test"])
@@ -163,10 +174,13 @@ def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, pro
         (solv.loc[test, "n_breaks"] > 0).astype(float),
     )
     frame = solv if probes is None else solv.join(probes.add_prefix(PROBE_PREFIX))
-    baseline_preds = run_baselines(frame.loc[ids["train"]], frame.loc[test], list(TARGETS), split.seed,
-                                   None if probes is None else PROBE_BASELINES)
+    baseline_preds = run_baselines(
+        frame.loc[ids["train"]], frame.loc[test], list(TARGETS), split.seed, None if probes is None else PROBE_BASELINES
+    )
     for name, by_target in baseline_preds.items():
-        result.spearman[name] = {t: (None if v is None else spearman(v, solv.loc[test, t])) for t, v in by_target.items()}
+        result.spearman[name] = {
+            t: (None if v is None else spearman(v, solv.loc[test, t])) for t, v in by_target.items()
+        }
 
     folds = np.array([split.fold_of[b] for b in solv_ids])
     c = solv["C"].to_numpy(dtype=float)
@@ -178,11 +192,16 @@ def run_seed(data: Dataset, split: Split, featurizer: str, config: PiConfig, pro
     }
     result.predictions = pd.DataFrame(
         {
-            "base_id": solv.index[test], "C": c[test],
-            "pi": solv.loc[test, "pi"].to_numpy(), "pi_hat": pi_hat[test],
-            "a": solv.loc[test, "a"].to_numpy(), "a_hat": a_hat[test],
-            "b": solv.loc[test, "b"].to_numpy(), "b_hat": b_hat[test],
-            "crd": crd_target[test], "crd_hat": crd_pred[test],
+            "base_id": solv.index[test],
+            "C": c[test],
+            "pi": solv.loc[test, "pi"].to_numpy(),
+            "pi_hat": pi_hat[test],
+            "a": solv.loc[test, "a"].to_numpy(),
+            "a_hat": a_hat[test],
+            "b": solv.loc[test, "b"].to_numpy(),
+            "b_hat": b_hat[test],
+            "crd": crd_target[test],
+            "crd_hat": crd_pred[test],
         }
     )
     result.p_test = p_test

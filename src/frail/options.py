@@ -24,6 +24,7 @@ def featurizer_options(args: argparse.Namespace) -> dict:
     options = {k: getattr(args, k) for k in ENCODER_OPTIONS if getattr(args, k) is not None}
     if options and not args.featurizer.startswith("hf_"):
         flags = ", ".join("--" + k.replace("_", "-") for k in options)
-        raise SuiteInputError(f"{flags} apply to the encoder featurizers (hf_frozen, hf_finetune, hf_lora), "
-                              f"not to {args.featurizer!r}.")
+        raise SuiteInputError(
+            f"{flags} apply to the encoder featurizers (hf_frozen, hf_finetune, hf_lora), not to {args.featurizer!r}."
+        )
     return options

@@ -134,10 +134,25 @@ def _outcomes(raw: dict[str, Any], where: str) -> tuple[float, float, str]:
 
 
 #: The JSON type of each field read: required (not null) and optional (type-checked when present and not null).
-_REQUIRED = {"base_id": (str, int), "twin_id": (str, int), "operator": str, "base_text": str, "twin_text": str,
-             "complexity_score": NUMBER, "y_base_mean": NUMBER}
-_OPTIONAL = {"y_twin": NUMBER, "delta_mean": NUMBER, "dose": int, "injection_size": int, "category": str,
-             "solver": str, "y_base_epoch_mean": NUMBER, "delta_per_model": dict}
+_REQUIRED = {
+    "base_id": (str, int),
+    "twin_id": (str, int),
+    "operator": str,
+    "base_text": str,
+    "twin_text": str,
+    "complexity_score": NUMBER,
+    "y_base_mean": NUMBER,
+}
+_OPTIONAL = {
+    "y_twin": NUMBER,
+    "delta_mean": NUMBER,
+    "dose": int,
+    "injection_size": int,
+    "category": str,
+    "solver": str,
+    "y_base_epoch_mean": NUMBER,
+    "delta_per_model": dict,
+}
 _RANGES = {"complexity_score": (0, 1), "dose": (1, math.inf), "injection_size": (0, math.inf)}
 
 

@@ -78,8 +78,15 @@ class ProbeSet:
     sha256: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "version": VERSION, "solver": self.solver, "sources": self.sources,
-                "n_samples": self.n_samples, "features": self.features, "probes": self.probes}
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "solver": self.solver,
+            "sources": self.sources,
+            "n_samples": self.n_samples,
+            "features": self.features,
+            "probes": self.probes,
+        }
 
     def frame(self, base_ids: Iterable[str]) -> pd.DataFrame:
         """The feature matrix of ``base_ids`` (rows in that order); refuses base ids the file lacks."""
@@ -91,15 +98,25 @@ class ProbeSet:
                 f"probe file '{self.path}' lacks {len(missing)} of the {len(ids)} bases of the pairs (e.g. {shown}): "
                 "collect probes for every base with `frail probes`."
             )
-        return pd.DataFrame([[self.probes[b][f] for f in self.features] for b in ids], index=ids,
-                            columns=self.features, dtype=float)
+        return pd.DataFrame(
+            [[self.probes[b][f] for f in self.features] for b in ids], index=ids, columns=self.features, dtype=float
+        )
 
     def record(self, base_ids: Iterable[str]) -> dict[str, Any]:
         """What summary.json records: the file, its sha256, the solver and the coverage of the pairs' bases."""
         ids = set(base_ids)
-        return {"path": self.path, "sha256": self.sha256, "solver": self.solver, "n_samples": self.n_samples,
-                "features": self.features, "coverage": {"pair_bases": len(ids), "covered": len(ids & set(self.probes)),
-                                                        "probe_bases": len(self.probes)}}
+        return {
+            "path": self.path,
+            "sha256": self.sha256,
+            "solver": self.solver,
+            "n_samples": self.n_samples,
+            "features": self.features,
+            "coverage": {
+                "pair_bases": len(ids),
+                "covered": len(ids & set(self.probes)),
+                "probe_bases": len(self.probes),
+            },
+        }
 
 
 @dataclass
@@ -125,9 +142,13 @@ def draw_features(answers: list[str | None], correct: list[float], suite: str) -
     n = len(answers)
     sizes = [len(g) for g in answer_groups(answers, lambda a, b: answers_match(a, b, suite))]  # the modal vote's groups
     shares = np.array(sizes, dtype=float) / n
-    return {"accuracy": float(sum(correct)) / n, "modal_share": float(shares.max()),
-            "answer_entropy": float(-(shares * np.log(shares)).sum()) + 0.0, "distinct_answers": len(sizes) / n,
-            "no_answer_rate": sum(a is None for a in answers) / n}
+    return {
+        "accuracy": float(sum(correct)) / n,
+        "modal_share": float(shares.max()),
+        "answer_entropy": float(-(shares * np.log(shares)).sum()) + 0.0,
+        "distinct_answers": len(sizes) / n,
+        "no_answer_rate": sum(a is None for a in answers) / n,
+    }
 
 
 @dataclass
@@ -201,8 +222,14 @@ def collect_probes_from_logs(paths: list[str | Path]) -> ProbeSet:
             "with the same number of epochs."
         )
     assert solver is not None
-    return ProbeSet(solver=solver, sources=[str(p) for p in paths], n_samples=next(iter(by_count)),
-                    features=list(PROBE_FEATURES), probes=dict(sorted(probes.items())), counts=dict(counts))
+    return ProbeSet(
+        solver=solver,
+        sources=[str(p) for p in paths],
+        n_samples=next(iter(by_count)),
+        features=list(PROBE_FEATURES),
+        probes=dict(sorted(probes.items())),
+        counts=dict(counts),
+    )
 
 
 def probes_from_pairs(rows: list[PairObservation], sources: Iterable[str | Path] = ()) -> ProbeSet:
@@ -226,11 +253,17 @@ def probes_from_pairs(rows: list[PairObservation], sources: Iterable[str | Path]
         )
     solver = next((r.solver for r in rows if r.solver), None)
     if solver is None:
-        raise SuiteInputError("the pair rows name no solver (fields 'solver' / 'delta_per_model'): a probe file "
-                              "records whose draws it holds.")
-    return ProbeSet(solver=solver, sources=[str(s) for s in sources],
-                    n_samples=None, features=list(PAIR_FEATURES),
-                    probes={b: {"accuracy": float(v)} for b, v in sorted(accuracy.items())})
+        raise SuiteInputError(
+            "the pair rows name no solver (fields 'solver' / 'delta_per_model'): a probe file "
+            "records whose draws it holds."
+        )
+    return ProbeSet(
+        solver=solver,
+        sources=[str(s) for s in sources],
+        n_samples=None,
+        features=list(PAIR_FEATURES),
+        probes={b: {"accuracy": float(v)} for b, v in sorted(accuracy.items())},
+    )
 
 
 def write_probes(path: str | Path, probes: ProbeSet) -> Path:
@@ -246,7 +279,9 @@ def read_probes(path: str | Path) -> ProbeSet:
     if raw.get("format") != FORMAT:
         raise SuiteInputError(f"probe file '{p}': field 'format' is {raw.get('format')!r}, not {FORMAT!r}.")
     if raw.get("version") != VERSION:
-        raise SuiteInputError(f"probe file '{p}': field 'version' is {raw.get('version')!r}; this Frail reads {VERSION}.")
+        raise SuiteInputError(
+            f"probe file '{p}': field 'version' is {raw.get('version')!r}; this Frail reads {VERSION}."
+        )
     missing = [k for k in _FIELDS if k not in raw]
     if missing:
         raise SuiteInputError(f"probe file '{p}' lacks field(s) {', '.join(missing)}.")
@@ -257,8 +292,12 @@ def read_probes(path: str | Path) -> ProbeSet:
         raise SuiteInputError(f"probe file '{p}': field 'sources' must be a list of file names.")
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
         raise SuiteInputError(f"probe file '{p}': field 'n_samples' must be a positive integer or null, got {n!r}.")
-    if (not isinstance(features, list) or not features or not all(isinstance(f, str) for f in features)
-            or len(set(features)) != len(features)):
+    if (
+        not isinstance(features, list)
+        or not features
+        or not all(isinstance(f, str) for f in features)
+        or len(set(features)) != len(features)
+    ):
         raise SuiteInputError(f"probe file '{p}': field 'features' must be a non-empty list of distinct names.")
     if not isinstance(probes, dict) or not probes:
         raise SuiteInputError(f"probe file '{p}': field 'probes' must map base ids to their features.")
@@ -267,6 +306,12 @@ def read_probes(path: str | Path) -> ProbeSet:
             raise SuiteInputError(f"probe file '{p}', base {base!r}: the entry must map feature names to numbers.")
         for name in features:
             require(values, name, f"probe file '{p}', base {base!r}", NUMBER)
-    return ProbeSet(solver=raw["solver"], sources=raw["sources"], n_samples=n, features=list(features),
-                    probes={b: {f: float(v[f]) for f in features} for b, v in probes.items()}, path=str(p),
-                    sha256=sha256_file(p))
+    return ProbeSet(
+        solver=raw["solver"],
+        sources=raw["sources"],
+        n_samples=n,
+        features=list(features),
+        probes={b: {f: float(v[f]) for f in features} for b, v in probes.items()},
+        path=str(p),
+        sha256=sha256_file(p),
+    )

@@ -48,13 +48,16 @@ def cross_validated_prior(k: np.ndarray, n: np.ndarray, folds: np.ndarray) -> tu
     for fold in np.unique(folds):
         held = folds == fold
         if (~held).sum() < 2:
-            raise SuiteInputError(f"the empirical-Bayes prior needs jobs outside fold {fold}: too few jobs for a ceiling.")
+            raise SuiteInputError(
+                f"the empirical-Bayes prior needs jobs outside fold {fold}: too few jobs for a ceiling."
+            )
         alpha[held], beta[held] = fit_beta_binomial(k[~held], n[~held])
     return alpha, beta
 
 
-def reliability_ceiling(k: np.ndarray, n: np.ndarray, n_repeats: int = 30, n_folds: int = 5, seed: int = 0,
-                        folds: np.ndarray | None = None) -> dict[str, Any]:
+def reliability_ceiling(
+    k: np.ndarray, n: np.ndarray, n_repeats: int = 30, n_folds: int = 5, seed: int = 0, folds: np.ndarray | None = None
+) -> dict[str, Any]:
     """Parametric-bootstrap ceiling on Spearman(measured π̂, π) with a cross-validated empirical-Bayes prior."""
     k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
     if len(k) < max(3, n_folds) or (n <= 0).any() or (k < 0).any() or (k > n).any():
@@ -75,9 +78,15 @@ def reliability_ceiling(k: np.ndarray, n: np.ndarray, n_repeats: int = 30, n_fol
             rhos.append(rho)
     if not rhos:
         raise SuiteInputError("every bootstrap repeat gave a constant π̂: the ceiling is undefined for these jobs.")
-    return {"ceiling": float(np.mean(rhos)), "sd": float(np.std(rhos, ddof=1)) if len(rhos) > 1 else 0.0,
-            "n_jobs": int(len(k)), "n_repeats": len(rhos), "mean_twins": float(n.mean()),
-            "prior_alpha": float(np.mean(alpha)), "prior_beta": float(np.mean(beta))}
+    return {
+        "ceiling": float(np.mean(rhos)),
+        "sd": float(np.std(rhos, ddof=1)) if len(rhos) > 1 else 0.0,
+        "n_jobs": int(len(k)),
+        "n_repeats": len(rhos),
+        "mean_twins": float(n.mean()),
+        "prior_alpha": float(np.mean(alpha)),
+        "prior_beta": float(np.mean(beta)),
+    }
 
 
 def ceiling_from_observations(obs: pd.DataFrame, **options: Any) -> dict[str, Any]:
@@ -105,12 +114,22 @@ def identity_twin_floor(rows: list[PairObservation]) -> dict[str, Any]:
         )
     breaks, total = int(ident["B"].sum()), len(ident)
     low, high = proportion_confint(breaks, total, alpha=0.05, method="wilson")
-    return {"floor": break_rate(ident["y_base"], ident["y_twin"]), "breaks": breaks, "identity_twins": total,
-            "bases": int(ident["base_id"].nunique()), "ci95": [float(low), float(high)]}
+    return {
+        "floor": break_rate(ident["y_base"], ident["y_twin"]),
+        "breaks": breaks,
+        "identity_twins": total,
+        "bases": int(ident["base_id"].nunique()),
+        "ci95": [float(low), float(high)],
+    }
 
 
-def ceiling_block(obs: pd.DataFrame, spearman_by_method: dict[str, float | None], rows: list[PairObservation] | None = None,
-                  n_repeats: int = 30, seed: int = 0) -> dict[str, Any]:
+def ceiling_block(
+    obs: pd.DataFrame,
+    spearman_by_method: dict[str, float | None],
+    rows: list[PairObservation] | None = None,
+    n_repeats: int = 30,
+    seed: int = 0,
+) -> dict[str, Any]:
     """The report's reliability block: the π ceiling, each method's raw and normalised ρ_S, and the identity-twin
     floor when ``rows`` (the pairs as read, identity twins included) hold identity twins."""
     ceiling = ceiling_from_observations(obs, n_repeats=n_repeats, seed=seed)

@@ -85,21 +85,26 @@ def _mean_sd(values: list[float | None]) -> dict[str, float | int | None]:
     finite = [v for v in values if v is not None and math.isfinite(v)]
     if not finite:
         return {"mean": None, "sd": None, "n": 0}
-    return {"mean": float(np.mean(finite)), "sd": float(np.std(finite, ddof=1)) if len(finite) > 1 else 0.0, "n": len(finite)}
+    return {
+        "mean": float(np.mean(finite)),
+        "sd": float(np.std(finite, ddof=1)) if len(finite) > 1 else 0.0,
+        "n": len(finite),
+    }
 
 
 def _aggregate(results: list[SeedResult]) -> dict[str, Any]:
     done = [r for r in results if r.skipped is None]
     methods = list(done[0].spearman) if done else []
-    by_method = {
-        m: {t: _mean_sd([r.spearman[m].get(t) for r in done]) for t in done[0].spearman[m]} for m in methods
-    }
+    by_method = {m: {t: _mean_sd([r.spearman[m].get(t) for r in done]) for t in done[0].spearman[m]} for m in methods}
     ortho = {
         block: {k: _mean_sd([r.orthogonality[block][k] for r in done]) for k in done[0].orthogonality[block]}
         for block in (done[0].orthogonality if done else {})
     }
-    return {"spearman": by_method, "crd": {"spearman_frail_pi": _mean_sd([r.crd.get("spearman_frail_pi") for r in done])},
-            "orthogonality": ortho}
+    return {
+        "spearman": by_method,
+        "crd": {"spearman_frail_pi": _mean_sd([r.crd.get("spearman_frail_pi") for r in done])},
+        "orthogonality": ortho,
+    }
 
 
 def _curation(result: SeedResult) -> dict[str, Any]:
@@ -117,16 +122,24 @@ def _aggregate_curation(blocks: list[dict[str, Any]]) -> dict[str, Any]:
         return {"error": blocks[0]["error"] if blocks else "no seed was evaluated."}
     rankings = {name: [b["model"][name] for b in ok] for name in ok[0]["model"]}
     rankings.update(random=[b["random"] for b in ok], oracle=[b["oracle"] for b in ok])
-    return {"n_seeds": len(ok), "n_fragile_mean": float(np.mean([b["n_fragile"] for b in ok])),
-            "n_jobs_mean": float(np.mean([b["n_jobs"] for b in ok])),
-            "recall": {name: {k: _mean_sd([s[k] for s in seeds]) for k in seeds[0]} for name, seeds in rankings.items()}}
+    return {
+        "n_seeds": len(ok),
+        "n_fragile_mean": float(np.mean([b["n_fragile"] for b in ok])),
+        "n_jobs_mean": float(np.mean([b["n_jobs"] for b in ok])),
+        "recall": {name: {k: _mean_sd([s[k] for s in seeds]) for k in seeds[0]} for name, seeds in rankings.items()},
+    }
 
 
 def _reliability(data: Dataset, spearman: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The ceiling on π with each method's mean test-fold ρ_S(π) raw and normalised, and the identity-twin floor."""
     try:
-        return ceiling_block(data.obs, {m: cells["pi"]["mean"] for m, cells in spearman.items() if "pi" in cells},
-                             rows=data.rows, n_repeats=30, seed=0)
+        return ceiling_block(
+            data.obs,
+            {m: cells["pi"]["mean"] for m, cells in spearman.items() if "pi" in cells},
+            rows=data.rows,
+            n_repeats=30,
+            seed=0,
+        )
     except SuiteInputError as exc:
         return {"error": str(exc)}
 
@@ -142,9 +155,11 @@ def _fmt(cell: dict[str, Any]) -> str:
 
 def _probe_line(record: dict[str, Any]) -> str:
     cov = record["coverage"]
-    return (f"- probe file: {record['path']} (sha256 `{record['sha256'][:16]}`, solver `{record['solver']}`, "
-            f"{record['n_samples'] or 'unknown'} draws per base, features {', '.join(record['features'])}; "
-            f"covers {cov['covered']} of {cov['pair_bases']} pair bases)")
+    return (
+        f"- probe file: {record['path']} (sha256 `{record['sha256'][:16]}`, solver `{record['solver']}`, "
+        f"{record['n_samples'] or 'unknown'} draws per base, features {', '.join(record['features'])}; "
+        f"covers {cov['covered']} of {cov['pair_bases']} pair bases)"
+    )
 
 
 def _spearman_table(summary: dict[str, Any]) -> list[str]:
@@ -154,36 +169,63 @@ def _spearman_table(summary: dict[str, Any]) -> list[str]:
     lines = ["| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for method, cells in summary["aggregate"]["spearman"].items():
         lines.append(f"| {method} | " + " | ".join(_fmt(cells[c]) if c in cells else "—" for c in cols) + " |")
-    return lines + ["", "n/a: the method has no input for this target or the target is constant (e.g. b with one dose)."]
+    return lines + [
+        "",
+        "n/a: the method has no input for this target or the target is constant (e.g. b with one dose).",
+    ]
 
 
 def _markdown(summary: dict[str, Any]) -> str:
     protocol = summary["protocol"]
-    lines = ["# Frail report", "", f"- pairs: {', '.join(summary['pairs'])}", f"- featurizer: `{summary['featurizer']}`",
-             f"- protocol: `{protocol}` ({PROTOCOL_NOTES[protocol]})",
-             *([_probe_line(summary["probes"])] if "probes" in summary else []),
-             f"- seeds: {summary['seeds']}; doses {summary['doses']} (m̄ = {summary['m_bar']})",
-             f"- jobs {summary['n_jobs']}, solvable {summary['n_solvable']}, observations {summary['n_observations']}",
-             f"- dataset fingerprint `{summary['fingerprint'][:16]}`", ""]
+    lines = [
+        "# Frail report",
+        "",
+        f"- pairs: {', '.join(summary['pairs'])}",
+        f"- featurizer: `{summary['featurizer']}`",
+        f"- protocol: `{protocol}` ({PROTOCOL_NOTES[protocol]})",
+        *([_probe_line(summary["probes"])] if "probes" in summary else []),
+        f"- seeds: {summary['seeds']}; doses {summary['doses']} (m̄ = {summary['m_bar']})",
+        f"- jobs {summary['n_jobs']}, solvable {summary['n_solvable']}, observations {summary['n_observations']}",
+        f"- dataset fingerprint `{summary['fingerprint'][:16]}`",
+        "",
+    ]
     if summary["status"] != "ok":
         return "\n".join(lines + _spearman_table(summary) + [""])
     agg = summary["aggregate"]
-    lines += ["## Test-fold Spearman (mean ± sd over seeds)", "", *_spearman_table(summary), "",
-              "## CRD (π residualised on C, cross-fitted on the evaluation folds)", "",
-              f"- Spearman(D⊥ predicted, D⊥ measured): {_fmt(agg['crd']['spearman_frail_pi'])}", "",
-              "## Orthogonality (Pearson, test fold)", "", "| quantity | Corr(target, C) | Corr(pred, C) | Corr(pred, C²) |",
-              "|---|---|---|---|"]
+    lines += [
+        "## Test-fold Spearman (mean ± sd over seeds)",
+        "",
+        *_spearman_table(summary),
+        "",
+        "## CRD (π residualised on C, cross-fitted on the evaluation folds)",
+        "",
+        f"- Spearman(D⊥ predicted, D⊥ measured): {_fmt(agg['crd']['spearman_frail_pi'])}",
+        "",
+        "## Orthogonality (Pearson, test fold)",
+        "",
+        "| quantity | Corr(target, C) | Corr(pred, C) | Corr(pred, C²) |",
+        "|---|---|---|---|",
+    ]
     for block, cells in agg["orthogonality"].items():
-        lines.append(f"| {block} | {_fmt(cells['corr_target_C'])} | {_fmt(cells['corr_pred_C'])} | {_fmt(cells['corr_pred_C2'])} |")
+        lines.append(
+            f"| {block} | {_fmt(cells['corr_target_C'])} | {_fmt(cells['corr_pred_C'])} | {_fmt(cells['corr_pred_C2'])} |"
+        )
     lines += _reliability_markdown(summary["reliability"]) + _curation_markdown(summary["curation"])
-    lines += ["", "## Per seed", "", "| seed | epochs | seconds | s / encoder epoch | Frail-π ρ(π) | note |",
-              "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Per seed",
+        "",
+        "| seed | epochs | seconds | s / encoder epoch | Frail-π ρ(π) | note |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in summary["per_seed"]:
         rho = r.get("spearman", {}).get("frail_pi", {}).get("pi")
         per_epoch = r.get("epoch_seconds")
-        lines.append(f"| {r['seed']} | {r.get('epochs', 0)} | {r.get('seconds', 0):.1f} | "
-                     f"{'—' if per_epoch is None else f'{per_epoch:.1f}'} | "
-                     f"{'n/a' if rho is None else f'{rho:.3f}'} | {r.get('skipped') or ''} |")
+        lines.append(
+            f"| {r['seed']} | {r.get('epochs', 0)} | {r.get('seconds', 0):.1f} | "
+            f"{'—' if per_epoch is None else f'{per_epoch:.1f}'} | "
+            f"{'n/a' if rho is None else f'{rho:.3f}'} | {r.get('skipped') or ''} |"
+        )
     lines += ["", "Plots: `pi_scatter.png`, `dose_response.png`, `orthogonality.png`.", ""]
     return "\n".join(lines)
 
@@ -197,26 +239,44 @@ def _reliability_markdown(block: dict[str, Any]) -> list[str]:
     if "error" in block:
         return lines + [f"No ceiling: {block['error']}"]
     c = block["ceiling"]
-    lines += [f"- ceiling on ρ_S(π): {c['ceiling']:.3f} ± {c['sd']:.3f} (parametric bootstrap, {c['n_repeats']} "
-              f"repeats, cross-validated empirical-Bayes prior; all {c['n_jobs']} solvable jobs, {c['mean_twins']:.1f} "
-              "twins each on average)", "", "| method | raw ρ_S(π), test-fold mean | normalised (raw / ceiling) |",
-              "|---|---|---|"]
+    lines += [
+        f"- ceiling on ρ_S(π): {c['ceiling']:.3f} ± {c['sd']:.3f} (parametric bootstrap, {c['n_repeats']} "
+        f"repeats, cross-validated empirical-Bayes prior; all {c['n_jobs']} solvable jobs, {c['mean_twins']:.1f} "
+        "twins each on average)",
+        "",
+        "| method | raw ρ_S(π), test-fold mean | normalised (raw / ceiling) |",
+        "|---|---|---|",
+    ]
     for method, cell in block["spearman_pi"].items():
         lines.append(f"| {method} | {_num(cell['raw'])} | {_num(cell['normalised'])} |")
     floor = block.get("identity_floor")
-    lines += ["", (f"- identity-twin floor: {floor['floor']:.3f} (95 % CI {floor['ci95'][0]:.3f}–{floor['ci95'][1]:.3f}; "
-                   f"{floor['breaks']} breaks in {floor['identity_twins']} identity twins of {floor['bases']} solved bases)")
-                  if floor else "- identity-twin floor: the pairs hold no identity twins."]
+    lines += [
+        "",
+        (
+            f"- identity-twin floor: {floor['floor']:.3f} (95 % CI {floor['ci95'][0]:.3f}–{floor['ci95'][1]:.3f}; "
+            f"{floor['breaks']} breaks in {floor['identity_twins']} identity twins of {floor['bases']} solved bases)"
+        )
+        if floor
+        else "- identity-twin floor: the pairs hold no identity twins.",
+    ]
     return lines
 
 
 def _curation_markdown(block: dict[str, Any]) -> list[str]:
-    lines = ["", f"## Curation: Recall@k of fragile jobs (π > {FRAGILE_THRESHOLD:g}), test fold, mean ± sd over seeds", ""]
+    lines = [
+        "",
+        f"## Curation: Recall@k of fragile jobs (π > {FRAGILE_THRESHOLD:g}), test fold, mean ± sd over seeds",
+        "",
+    ]
     if "error" in block:
         return lines + [f"No curation table: {block['error']}"]
     budgets = list(next(iter(block["recall"].values())))
-    lines += [f"{block['n_fragile_mean']:.1f} fragile of {block['n_jobs_mean']:.1f} test jobs on average.", "",
-              "| ranking | " + " | ".join(budgets) + " |", "|---" * (len(budgets) + 1) + "|"]
+    lines += [
+        f"{block['n_fragile_mean']:.1f} fragile of {block['n_jobs_mean']:.1f} test jobs on average.",
+        "",
+        "| ranking | " + " | ".join(budgets) + " |",
+        "|---" * (len(budgets) + 1) + "|",
+    ]
     for name, cells in block["recall"].items():
         lines.append(f"| {name} | " + " | ".join(_fmt(cells[k]) for k in budgets) + " |")
     return lines
@@ -233,8 +293,11 @@ def _plots(out: Path, result: SeedResult, data: Dataset) -> list[str]:
     ax.scatter(pred["pi"], pred["pi_hat"], s=8, alpha=0.6)
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="y = x")
     rho = spearman(pred["pi_hat"].to_numpy(), pred["pi"].to_numpy())
-    ax.set(xlabel="measured π (test fold)", ylabel="Frail-π predicted π",
-           title=f"seed {result.seed}: ρ_S = {'n/a' if rho is None else f'{rho:.3f}'} (n = {len(pred)})")
+    ax.set(
+        xlabel="measured π (test fold)",
+        ylabel="Frail-π predicted π",
+        title=f"seed {result.seed}: ρ_S = {'n/a' if rho is None else f'{rho:.3f}'} (n = {len(pred)})",
+    )
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout(), fig.savefig(out / "pi_scatter.png", dpi=110), plt.close(fig)
 
@@ -280,20 +343,38 @@ def probe_inputs(probes: ProbeSet, data: Dataset) -> pd.DataFrame:
 
 
 def _run_protocol(
-    data: Dataset, pair_files: list[str | Path], featurizer: str, seeds: list[int], out: Path, config: PiConfig,
-    save_models: bool, show_progress: bool, featurizer_options: dict[str, Any] | None, encoder_config: Any,
-    dump_predictions: bool, probes: ProbeSet | None, probe_frame: pd.DataFrame | None,
+    data: Dataset,
+    pair_files: list[str | Path],
+    featurizer: str,
+    seeds: list[int],
+    out: Path,
+    config: PiConfig,
+    save_models: bool,
+    show_progress: bool,
+    featurizer_options: dict[str, Any] | None,
+    encoder_config: Any,
+    dump_predictions: bool,
+    probes: ProbeSet | None,
+    probe_frame: pd.DataFrame | None,
 ) -> dict[str, Any]:
     """One protocol's complete report in ``out``: the text protocol when ``probe_frame`` is None, else text_probe."""
     start = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     n_solvable = int(data.jobs["solvable"].sum())
     summary: dict[str, Any] = {
-        "pairs": [str(p) for p in pair_files], "featurizer": featurizer,
-        "featurizer_options": featurizer_options or {}, "protocol": "text" if probe_frame is None else "text_probe",
-        "seeds": seeds, "doses": data.doses,
-        "m_bar": data.m_bar, "n_jobs": len(data.jobs), "n_solvable": n_solvable, "n_observations": len(data.obs),
-        "fingerprint": data.fingerprint, "status": "ok", "per_seed": [],
+        "pairs": [str(p) for p in pair_files],
+        "featurizer": featurizer,
+        "featurizer_options": featurizer_options or {},
+        "protocol": "text" if probe_frame is None else "text_probe",
+        "seeds": seeds,
+        "doses": data.doses,
+        "m_bar": data.m_bar,
+        "n_jobs": len(data.jobs),
+        "n_solvable": n_solvable,
+        "n_observations": len(data.obs),
+        "fingerprint": data.fingerprint,
+        "status": "ok",
+        "per_seed": [],
     }
     if probes is not None:
         summary["probes"] = probes.record(data.jobs.index)
@@ -307,21 +388,36 @@ def _run_protocol(
         results = []
         for seed in seeds:
             split = make_split(data.jobs.index, data.fingerprint, seed)
-            result = run_seed(data, split, featurizer, config, _progress(seed) if show_progress else None,
-                              featurizer_options, encoder_config, probe_frame)
+            result = run_seed(
+                data,
+                split,
+                featurizer,
+                config,
+                _progress(seed) if show_progress else None,
+                featurizer_options,
+                encoder_config,
+                probe_frame,
+            )
             if show_progress and sys.stderr.isatty():
                 sys.stderr.write("\n")
             results.append(result)
             record = {"seed": seed, "n": result.n, "skipped": result.skipped}
             if result.skipped is None:
-                record.update(spearman=result.spearman, crd=result.crd, orthogonality=result.orthogonality,
-                              curation=_curation(result), epochs=result.epochs, epoch_seconds=result.epoch_seconds,
-                              seconds=result.seconds)
+                record.update(
+                    spearman=result.spearman,
+                    crd=result.crd,
+                    orthogonality=result.orthogonality,
+                    curation=_curation(result),
+                    epochs=result.epochs,
+                    epoch_seconds=result.epoch_seconds,
+                    seconds=result.seconds,
+                )
                 if dump_predictions:
                     _dump_predictions(out, result, data.doses)
                 if save_models:
-                    result.model.save(out / "models" / f"frail_pi_seed{seed}.pt", split, result.featurizer,
-                                      result.probe_standardiser)
+                    result.model.save(
+                        out / "models" / f"frail_pi_seed{seed}.pt", split, result.featurizer, result.probe_standardiser
+                    )
             summary["per_seed"].append(record)
         done = [r for r in results if r.skipped is None]
         if not done:
@@ -340,23 +436,44 @@ def _run_protocol(
 
 
 def _both_markdown(summary: dict[str, Any], parts: dict[str, dict[str, Any]]) -> str:
-    lines = ["# Frail report: the text and text_probe protocols", "", f"- pairs: {', '.join(summary['pairs'])}",
-             f"- featurizer: `{summary['featurizer']}`; seeds {summary['seeds']}", _probe_line(summary["probes"]), "",
-             "The two protocols are separate claims and are reported separately, never pooled or averaged: "
-             "`text` reads the problem statement only; `text_probe` also reads statistics of repeated solver draws "
-             "of the base prompt, which needs access to the solver. Full reports: `text/report.md`, "
-             "`text_probe/report.md`.", ""]
+    lines = [
+        "# Frail report: the text and text_probe protocols",
+        "",
+        f"- pairs: {', '.join(summary['pairs'])}",
+        f"- featurizer: `{summary['featurizer']}`; seeds {summary['seeds']}",
+        _probe_line(summary["probes"]),
+        "",
+        "The two protocols are separate claims and are reported separately, never pooled or averaged: "
+        "`text` reads the problem statement only; `text_probe` also reads statistics of repeated solver draws "
+        "of the base prompt, which needs access to the solver. Full reports: `text/report.md`, "
+        "`text_probe/report.md`.",
+        "",
+    ]
     for protocol, part in parts.items():
-        lines += [f"## Protocol `{protocol}`: {PROTOCOL_NOTES[protocol]}", "",
-                  "Test-fold Spearman (mean ± sd over seeds):", "", *_spearman_table(part), ""]
+        lines += [
+            f"## Protocol `{protocol}`: {PROTOCOL_NOTES[protocol]}",
+            "",
+            "Test-fold Spearman (mean ± sd over seeds):",
+            "",
+            *_spearman_table(part),
+            "",
+        ]
     return "\n".join(lines)
 
 
 def run_report(
-    pair_files: list[str | Path], featurizer: str, seeds: list[int], out_dir: str | Path,
-    config: PiConfig | None = None, save_models: bool = False, show_progress: bool = True,
-    featurizer_options: dict[str, Any] | None = None, encoder_config: Any = None, dump_predictions: bool = False,
-    protocol: str = "text", probes: ProbeSet | None = None,
+    pair_files: list[str | Path],
+    featurizer: str,
+    seeds: list[int],
+    out_dir: str | Path,
+    config: PiConfig | None = None,
+    save_models: bool = False,
+    show_progress: bool = True,
+    featurizer_options: dict[str, Any] | None = None,
+    encoder_config: Any = None,
+    dump_predictions: bool = False,
+    protocol: str = "text",
+    probes: ProbeSet | None = None,
 ) -> dict[str, Any]:
     """Run every seed of ``protocol``, write report.md / summary.json / plots (and predictions) into ``out_dir``;
     return the summary. ``text_probe`` and ``both`` need ``probes`` (a read probe file), ``text`` takes none; the
@@ -369,27 +486,50 @@ def run_report(
     if protocol != "text" and probes is None:
         raise SuiteInputError(f"--protocol {protocol} needs the base probes: pass --probe-file (see `frail probes`).")
     if protocol == "text" and probes is not None:
-        raise SuiteInputError("--probe-file is read by --protocol text_probe or both; --protocol text reads the "
-                              "problem statement only.")
+        raise SuiteInputError(
+            "--probe-file is read by --protocol text_probe or both; --protocol text reads the problem statement only."
+        )
     data = load_dataset(pair_files)
     probe_frame = None
     if probes is not None:
         probe_frame = probe_inputs(probes, data)
-    run = dict(data=data, pair_files=pair_files, featurizer=featurizer, seeds=seeds, config=config or PiConfig(),
-               save_models=save_models, show_progress=show_progress, featurizer_options=featurizer_options,
-               encoder_config=encoder_config, dump_predictions=dump_predictions)
+    run = dict(
+        data=data,
+        pair_files=pair_files,
+        featurizer=featurizer,
+        seeds=seeds,
+        config=config or PiConfig(),
+        save_models=save_models,
+        show_progress=show_progress,
+        featurizer_options=featurizer_options,
+        encoder_config=encoder_config,
+        dump_predictions=dump_predictions,
+    )
     out = Path(out_dir)
     if protocol != "both":
         return _run_protocol(out=out, probes=probes, probe_frame=probe_frame, **run)
     start = time.perf_counter()
-    parts = {"text": _run_protocol(out=out / "text", probes=None, probe_frame=None, **run),
-             "text_probe": _run_protocol(out=out / "text_probe", probes=probes, probe_frame=probe_frame, **run)}
+    parts = {
+        "text": _run_protocol(out=out / "text", probes=None, probe_frame=None, **run),
+        "text_probe": _run_protocol(out=out / "text_probe", probes=probes, probe_frame=probe_frame, **run),
+    }
     failed = [f"{name}: {part['message']}" for name, part in parts.items() if part["status"] != "ok"]
     summary: dict[str, Any] = {
-        "protocol": "both", "pairs": [str(p) for p in pair_files], "featurizer": featurizer, "seeds": seeds,
-        "probes": parts["text_probe"]["probes"], "status": "ok" if not failed else "insufficient_data",
-        "protocols": {name: {"summary": f"{name}/summary.json", "report": f"{name}/report.md", "status": part["status"],
-                             "spearman": part.get("aggregate", {}).get("spearman")} for name, part in parts.items()},
+        "protocol": "both",
+        "pairs": [str(p) for p in pair_files],
+        "featurizer": featurizer,
+        "seeds": seeds,
+        "probes": parts["text_probe"]["probes"],
+        "status": "ok" if not failed else "insufficient_data",
+        "protocols": {
+            name: {
+                "summary": f"{name}/summary.json",
+                "report": f"{name}/report.md",
+                "status": part["status"],
+                "spearman": part.get("aggregate", {}).get("spearman"),
+            }
+            for name, part in parts.items()
+        },
     }
     if failed:
         summary["message"] = "; ".join(failed)

@@ -64,7 +64,9 @@ def make_split(base_ids: Iterable[str], fingerprint: str, seed: int, n_folds: in
     """Assign base ids to ``n_folds`` near-equal folds, ordered by a keyed hash; deterministic in (fingerprint, seed)."""
     unique = sorted(set(base_ids))
     if len(unique) < n_folds:
-        raise SuiteInputError(f"only {len(unique)} base problems: a {n_folds}-fold base-id split needs at least {n_folds}.")
+        raise SuiteInputError(
+            f"only {len(unique)} base problems: a {n_folds}-fold base-id split needs at least {n_folds}."
+        )
     order = sorted(unique, key=lambda b: hashlib.sha256(f"{fingerprint}:{seed}:{b}".encode()).hexdigest())
     fold_of = {b: (i * n_folds) // len(order) for i, b in enumerate(order)}
     return Split(fingerprint=fingerprint, seed=seed, fold_of=fold_of, n_folds=n_folds)

@@ -55,10 +55,17 @@ DOSES = (1, 3, 5, 7, 9)
 
 # 12 operator types, cosmetic-only -> complexity-only -> expertise-only -> dual-sensitive: (name, μ_op, ζ_op).
 OPERATORS = [
-    ("whitespace", 0.0, 0.0), ("punctuation", 0.0, 0.0),
-    ("entity_rename", 0.15, 0.0), ("sentence_reorder", 0.30, 0.0), ("unit_restate", 0.45, 0.0),
-    ("jargon_swap", 0.0, 0.25), ("register_shift", 0.0, 0.38), ("domain_gloss", 0.0, 0.51),
-    ("irrelevant_context", 0.25, 0.21), ("paraphrase", 0.35, 0.30), ("clause_split", 0.45, 0.26),
+    ("whitespace", 0.0, 0.0),
+    ("punctuation", 0.0, 0.0),
+    ("entity_rename", 0.15, 0.0),
+    ("sentence_reorder", 0.30, 0.0),
+    ("unit_restate", 0.45, 0.0),
+    ("jargon_swap", 0.0, 0.25),
+    ("register_shift", 0.0, 0.38),
+    ("domain_gloss", 0.0, 0.51),
+    ("irrelevant_context", 0.25, 0.21),
+    ("paraphrase", 0.35, 0.30),
+    ("clause_split", 0.45, 0.26),
     ("voice_change", 0.50, 0.43),
 ]
 TWIN_NOISE = 0.05  # sd of ν, the per-twin part of ε
@@ -143,7 +150,10 @@ def _twin_text(job: Job, family: str, size: int, rng: np.random.Generator) -> st
     elif family == "irrelevant_context":
         plain, _ = DOMAINS[job.domain]
         for _ in range(size):
-            setup.insert(int(rng.integers(len(setup) + 1)), DISTRACTOR.format(n=int(rng.integers(2, 50)), noun=plain[int(rng.integers(4))]))
+            setup.insert(
+                int(rng.integers(len(setup) + 1)),
+                DISTRACTOR.format(n=int(rng.integers(2, 50)), noun=plain[int(rng.integers(4))]),
+            )
     elif family == "whitespace":
         return "  ".join(setup) + "\n\n" + question
     elif family == "punctuation":
@@ -193,7 +203,9 @@ def oracle_tau_given_c(c: np.ndarray, job_noise: float = JOB_NOISE) -> np.ndarra
     return np.interp(np.asarray(c, dtype=float), c_grid, np.array(table))
 
 
-def generate_continuous(n_jobs: int, seed: int, job_noise: float = JOB_NOISE) -> tuple[list[PairObservation], list[dict[str, Any]]]:
+def generate_continuous(
+    n_jobs: int, seed: int, job_noise: float = JOB_NOISE
+) -> tuple[list[PairObservation], list[dict[str, Any]]]:
     """One twin per operator type per job; truth rows carry C, E, τ(J) and the oracle D⊥."""
     rng = np.random.default_rng(seed)
     jobs = [_make_job(i, rng) for i in range(n_jobs)]
@@ -206,13 +218,30 @@ def generate_continuous(n_jobs: int, seed: int, job_noise: float = JOB_NOISE) ->
             delta = min(1.0, max(0.0, mu * (1 + job.C) + zeta * job.E + eta_j + rng.normal(0.0, TWIN_NOISE)))
             rows.append(
                 PairObservation(
-                    base_id=job.base_id, twin_id=f"{job.base_id}-{name}", operator=operator_with_dose(name, 1), family=name,
-                    dose=1, complexity_score=job.C, base_text=job.text, twin_text=_twin_text(job, name, 1, rng),
-                    y_base=1.0, y_twin=1.0 - delta, category=job.domain, solver="synth-cd",
+                    base_id=job.base_id,
+                    twin_id=f"{job.base_id}-{name}",
+                    operator=operator_with_dose(name, 1),
+                    family=name,
+                    dose=1,
+                    complexity_score=job.C,
+                    base_text=job.text,
+                    twin_text=_twin_text(job, name, 1, rng),
+                    y_base=1.0,
+                    y_twin=1.0 - delta,
+                    category=job.domain,
+                    solver="synth-cd",
                 )
             )
-        truth.append({"base_id": job.base_id, "C": job.C, "E": job.E, "domain": job.domain, "tau": float(tau_j),
-                      "d_perp_oracle": float(tau_j - m_j)})
+        truth.append(
+            {
+                "base_id": job.base_id,
+                "C": job.C,
+                "E": job.E,
+                "domain": job.domain,
+                "tau": float(tau_j),
+                "d_perp_oracle": float(tau_j - m_j),
+            }
+        )
     return rows, truth
 
 
@@ -259,15 +288,35 @@ def generate_bernoulli(
                     y_twin = 1.0 if rng.random() < p.twin_lucky else 0.0
                 rows.append(
                     PairObservation(
-                        base_id=job.base_id, twin_id=f"{job.base_id}-m{m}-t{t}", operator=operator_with_dose(family, m),
-                        family=family, dose=m, complexity_score=job.C, base_text=job.text,
-                        twin_text=_twin_text(job, family, m, rng), y_base=y_base, y_twin=y_twin, category=job.domain,
-                        injection_size=m if family == "irrelevant_context" else 0, solver="synth-cd",
+                        base_id=job.base_id,
+                        twin_id=f"{job.base_id}-m{m}-t{t}",
+                        operator=operator_with_dose(family, m),
+                        family=family,
+                        dose=m,
+                        complexity_score=job.C,
+                        base_text=job.text,
+                        twin_text=_twin_text(job, family, m, rng),
+                        y_base=y_base,
+                        y_twin=y_twin,
+                        category=job.domain,
+                        injection_size=m if family == "irrelevant_context" else 0,
+                        solver="synth-cd",
                         y_base_epoch_mean=epochs_correct / 5,
                     )
                 )
-        truth.append({"base_id": job.base_id, "C": job.C, "E": job.E, "domain": job.domain, "a": a, "b": b,
-                      "pi": float(np.mean(probs)), "solve_rate": solve_rate, "y_base": y_base})
+        truth.append(
+            {
+                "base_id": job.base_id,
+                "C": job.C,
+                "E": job.E,
+                "domain": job.domain,
+                "a": a,
+                "b": b,
+                "pi": float(np.mean(probs)),
+                "solve_rate": solve_rate,
+                "y_base": y_base,
+            }
+        )
     return rows, truth
 
 
@@ -326,7 +375,9 @@ def truth_path(pairs_path: str | Path) -> Path:
     return p.with_name(p.stem + ".truth.jsonl")
 
 
-def write_synth(out: str | Path, variant: str, n_jobs: int, seed: int, twins_per_dose: int = 5) -> dict[str, float | None]:
+def write_synth(
+    out: str | Path, variant: str, n_jobs: int, seed: int, twins_per_dose: int = 5
+) -> dict[str, float | None]:
     """Generate a Synth-CD set, write the pairs and the truth file beside them, return the mechanism checks."""
     if variant == "continuous":
         rows, truth = generate_continuous(n_jobs, seed)

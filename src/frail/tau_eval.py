@@ -55,8 +55,10 @@ def frozen_featurizer(name: str, seed: int, options: dict[str, Any]) -> Any:
     """The featurizer, refused when it is one Frail-π trains (Frail-τ trains its own encoder on fixed features)."""
     feat = make_featurizer(name, seed=seed, **options)
     if feat.trainable:
-        raise SuiteInputError(f"Frail-τ trains its own shared encoder over frozen features; {name!r} is "
-                              "trained by Frail-π's joint loop: use a frozen featurizer (bow_svd, hf_frozen, ...).")
+        raise SuiteInputError(
+            f"Frail-τ trains its own shared encoder over frozen features; {name!r} is "
+            "trained by Frail-π's joint loop: use a frozen featurizer (bow_svd, hf_frozen, ...)."
+        )
     return feat
 
 
@@ -72,9 +74,14 @@ def fold_free_features(frame: pd.DataFrame, featurizer: str, options: dict[str, 
     return None if feat.fit_learns else _featurize(feat, frame)
 
 
-def run_tau_seed(frame: pd.DataFrame, split: Split, featurizer: str = "bow_svd", config: TauConfig | None = None,
-                 features: dict[str, np.ndarray] | None = None,
-                 **featurizer_options: Any) -> tuple[pd.DataFrame, pd.DataFrame, FrailTau]:
+def run_tau_seed(
+    frame: pd.DataFrame,
+    split: Split,
+    featurizer: str = "bow_svd",
+    config: TauConfig | None = None,
+    features: dict[str, np.ndarray] | None = None,
+    **featurizer_options: Any,
+) -> tuple[pd.DataFrame, pd.DataFrame, FrailTau]:
     """Train on the training fold, early-stop on validation; test-fold predictions per job (contrast τ̂, ex-ante D̂)
     and per observation (the test rows of ``frame``, an ``observations_frame``, with ``contrast_obs`` = Δ̂(J, T)).
 
@@ -98,12 +105,15 @@ def run_tau_seed(frame: pd.DataFrame, split: Split, featurizer: str = "bow_svd",
     test_ids = sorted(frame["base_id"][roles == "test"].unique())
     out = pd.DataFrame({"base_id": test_ids, "contrast": pred["contrast"], "ex_ante": pred["ex_ante"]})
     obs = frame.iloc[np.flatnonzero(roles == "test")][["base_id", "family", "C", "delta"]].assign(
-        contrast_obs=pred["contrast_obs"])
+        contrast_obs=pred["contrast_obs"]
+    )
     model.seconds = time.perf_counter() - start
     return out, obs.reset_index(drop=True), model
 
 
-def _scores(pred: np.ndarray, target: np.ndarray, c: np.ndarray, extra: dict[str, np.ndarray] | None = None) -> dict[str, float | None]:
+def _scores(
+    pred: np.ndarray, target: np.ndarray, c: np.ndarray, extra: dict[str, np.ndarray] | None = None
+) -> dict[str, float | None]:
     rho_c = spearman(pred, c)
     out = {"spearman": spearman(pred, target), "abs_rho_C": None if rho_c is None else abs(rho_c)}
     out.update({f"spearman_{k}": spearman(pred, v) for k, v in (extra or {}).items()})
@@ -121,9 +131,14 @@ def _mean_over_seeds(per_seed: list[dict[str, Any]], level: str) -> dict[str, di
     return out
 
 
-def tau_check(rows: list[PairObservation], seeds: list[int], featurizer: str = "bow_svd",
-              config: TauConfig | None = None, truth: list[dict[str, Any]] | None = None,
-              featurizer_options: dict[str, Any] | None = None) -> dict[str, Any]:
+def tau_check(
+    rows: list[PairObservation],
+    seeds: list[int],
+    featurizer: str = "bow_svd",
+    config: TauConfig | None = None,
+    truth: list[dict[str, Any]] | None = None,
+    featurizer_options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Frail-τ and the baselines on the same base-disjoint folds: test-fold Spearman and |ρ_C|, per seed and averaged.
 
     ``observation``: Δ̂(J, T) against the observed Δ(J, T) over test twins (the contrast head's own target), with
@@ -149,7 +164,10 @@ def tau_check(rows: list[PairObservation], seeds: list[int], featurizer: str = "
         pred, obs, model = run_tau_seed(frame, split, featurizer, config, shared, **(featurizer_options or {}))
         pred = pred.set_index("base_id")
         test_ids = list(pred.index)
-        job_methods = {"frail_tau_contrast": pred["contrast"].to_numpy(), "frail_tau_ex_ante": pred["ex_ante"].to_numpy()}
+        job_methods = {
+            "frail_tau_contrast": pred["contrast"].to_numpy(),
+            "frail_tau_ex_ante": pred["ex_ante"].to_numpy(),
+        }
         for name, by_target in run_baselines(jobs.loc[split.ids("train")], jobs.loc[test_ids], ["d_avg"], seed).items():
             if by_target["d_avg"] is not None:
                 job_methods[name] = by_target["d_avg"]
@@ -158,7 +176,9 @@ def tau_check(rows: list[PairObservation], seeds: list[int], featurizer: str = "
         for name in [m for m in job_methods if m != "frail_tau_contrast"]:
             job_methods[f"{name}_resid"] = cross_fitted_residual(job_methods[name], c, folds)[0]
         if t is None:
-            job_level = {m: _scores(p, jobs.loc[test_ids, "d_avg"].to_numpy(dtype=float), c) for m, p in job_methods.items()}
+            job_level = {
+                m: _scores(p, jobs.loc[test_ids, "d_avg"].to_numpy(dtype=float), c) for m, p in job_methods.items()
+            }
         else:
             tau, perp = (t.loc[test_ids, k].to_numpy() for k in ("tau", "d_perp_oracle"))
             job_methods["oracle_d_perp"] = perp
@@ -167,17 +187,39 @@ def tau_check(rows: list[PairObservation], seeds: list[int], featurizer: str = "
         position = {b: i for i, b in enumerate(test_ids)}
         at = obs["base_id"].map(position).to_numpy()
         train_rows = frame[frame["base_id"].map(split.role_of) == "train"]
-        obs_methods = {"frail_tau_contrast": obs["contrast_obs"].to_numpy(),
-                       "operator_mean": obs["family"].map(train_rows.groupby("family")["delta"].mean()).to_numpy()}
-        obs_methods.update({m: p[at] for m, p in job_methods.items()
-                            if m not in ("frail_tau_contrast", "oracle_d_perp") and not m.endswith("_resid")})
+        obs_methods = {
+            "frail_tau_contrast": obs["contrast_obs"].to_numpy(),
+            "operator_mean": obs["family"].map(train_rows.groupby("family")["delta"].mean()).to_numpy(),
+        }
+        obs_methods.update(
+            {
+                m: p[at]
+                for m, p in job_methods.items()
+                if m not in ("frail_tau_contrast", "oracle_d_perp") and not m.endswith("_resid")
+            }
+        )
         obs_level = {m: _scores(p, obs["delta"].to_numpy(), obs["C"].to_numpy()) for m, p in obs_methods.items()}
-        per_seed.append({"seed": seed, "n_test_jobs": len(test_ids), "n_test_observations": len(obs),
-                         "seconds": model.seconds, "observation": obs_level, "job": job_level})
+        per_seed.append(
+            {
+                "seed": seed,
+                "n_test_jobs": len(test_ids),
+                "n_test_observations": len(obs),
+                "seconds": model.seconds,
+                "observation": obs_level,
+                "job": job_level,
+            }
+        )
     mean = {level: _mean_over_seeds(per_seed, level) for level in ("observation", "job")}
-    return {"featurizer": featurizer, "featurizer_options": featurizer_options or {},
-            "config": asdict(config or TauConfig()), "seeds": seeds, "target": "tau" if t is not None else "d_avg",
-            "per_seed": per_seed, "mean": mean, "headline": _headline(mean["job"], truth is not None)}
+    return {
+        "featurizer": featurizer,
+        "featurizer_options": featurizer_options or {},
+        "config": asdict(config or TauConfig()),
+        "seeds": seeds,
+        "target": "tau" if t is not None else "d_avg",
+        "per_seed": per_seed,
+        "mean": mean,
+        "headline": _headline(mean["job"], truth is not None),
+    }
 
 
 NOT_BASELINES = ("frail_tau_contrast", "frail_tau_ex_ante", "frail_tau_ex_ante_resid", "oracle_d_perp")
@@ -187,10 +229,15 @@ def _headline(job: dict[str, dict[str, float | None]], has_truth: bool) -> dict[
     key = "spearman_d_perp" if has_truth else "spearman"
     baselines = {m: cells for m, cells in job.items() if m not in NOT_BASELINES and cells[key] is not None}
     best = max(baselines, key=lambda m: baselines[m][key]) if baselines else None
-    out = {"target": "d_perp" if has_truth else "d_avg", "frail_tau": {"spearman": job["frail_tau_contrast"][key],
-                                                                    "abs_rho_C": job["frail_tau_contrast"]["abs_rho_C"]}}
-    out["best_baseline"] = None if best is None else {"name": best, "spearman": baselines[best][key],
-                                                      "abs_rho_C": baselines[best]["abs_rho_C"]}
+    out = {
+        "target": "d_perp" if has_truth else "d_avg",
+        "frail_tau": {"spearman": job["frail_tau_contrast"][key], "abs_rho_C": job["frail_tau_contrast"]["abs_rho_C"]},
+    }
+    out["best_baseline"] = (
+        None
+        if best is None
+        else {"name": best, "spearman": baselines[best][key], "abs_rho_C": baselines[best]["abs_rho_C"]}
+    )
     if has_truth:
         out["sampling_floor_abs_rho_C"] = job["oracle_d_perp"]["abs_rho_C"]
     return out
@@ -203,12 +250,21 @@ def _print(result: dict[str, Any]) -> None:
             print(f"  {method:20s} " + "  ".join(f"{k} {'n/a' if v is None else f'{v:.3f}'}" for k, v in cells.items()))
     h = result["headline"]
     rho_c = [f"{s['job']['frail_tau_contrast']['abs_rho_C']:.3f}" for s in result["per_seed"]]
-    print(f"headline (job level, target {h['target']}): Frail-τ contrast ρ_S {h['frail_tau']['spearman']:.3f} at "
-          f"|ρ_C| {h['frail_tau']['abs_rho_C']:.3f} (per seed {', '.join(rho_c)})"
-          + ("" if h["best_baseline"] is None else f"; best baseline {h['best_baseline']['name']} ρ_S "
-             f"{h['best_baseline']['spearman']:.3f} at |ρ_C| {h['best_baseline']['abs_rho_C']:.3f}")
-          + ("" if "sampling_floor_abs_rho_C" not in h else
-             f"; |ρ_C| of the oracle D⊥ on the same folds {h['sampling_floor_abs_rho_C']:.3f}"))
+    print(
+        f"headline (job level, target {h['target']}): Frail-τ contrast ρ_S {h['frail_tau']['spearman']:.3f} at "
+        f"|ρ_C| {h['frail_tau']['abs_rho_C']:.3f} (per seed {', '.join(rho_c)})"
+        + (
+            ""
+            if h["best_baseline"] is None
+            else f"; best baseline {h['best_baseline']['name']} ρ_S "
+            f"{h['best_baseline']['spearman']:.3f} at |ρ_C| {h['best_baseline']['abs_rho_C']:.3f}"
+        )
+        + (
+            ""
+            if "sampling_floor_abs_rho_C" not in h
+            else f"; |ρ_C| of the oracle D⊥ on the same folds {h['sampling_floor_abs_rho_C']:.3f}"
+        )
+    )
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") -> int:
@@ -222,13 +278,22 @@ def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") 
 
     parser = argparse.ArgumentParser(prog=prog, description=main.__doc__)
     parser.add_argument("--pairs", nargs="+", help="pair files of a real suite (default: generate continuous Synth-CD)")
-    parser.add_argument("--n-jobs", type=int, default=5000, help="Synth-CD jobs (5000: a test fold of 1500, whose "
-                        "sampling floor for |rho_C| is about 0.03; at 500 it is about 0.07)")
+    parser.add_argument(
+        "--n-jobs",
+        type=int,
+        default=5000,
+        help="Synth-CD jobs (5000: a test fold of 1500, whose "
+        "sampling floor for |rho_C| is about 0.03; at 500 it is about 0.07)",
+    )
     parser.add_argument("--data-seed", type=int, default=42, help="Synth-CD generator seed")
     parser.add_argument("--seeds", default="0,1,2", help="split / training seeds")
     parser.add_argument("--featurizer", default="bow_svd", choices=available_featurizers())
-    parser.add_argument("--encoder-kind", choices=ENCODERS, default=TauConfig.encoder,
-                        help="Frail-τ's shared encoder over the features (linear keeps h − h' a function of the edit)")
+    parser.add_argument(
+        "--encoder-kind",
+        choices=ENCODERS,
+        default=TauConfig.encoder,
+        help="Frail-τ's shared encoder over the features (linear keeps h − h' a function of the edit)",
+    )
     parser.add_argument("--lambda-inv", type=float, default=TauConfig.lambda_inv)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", help="write the full result as JSON here")
@@ -242,8 +307,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") 
         rows, truth = generate_continuous(args.n_jobs, args.data_seed)
     config = TauConfig(encoder=args.encoder_kind, lambda_inv=args.lambda_inv)
     result = tau_check(rows, [int(s) for s in comma_list(args.seeds)], args.featurizer, config, truth, options)
-    result["data"] = {"pairs": args.pairs} if args.pairs else {"synth": "continuous", "n_jobs": args.n_jobs,
-                                                              "data_seed": args.data_seed}
+    result["data"] = (
+        {"pairs": args.pairs}
+        if args.pairs
+        else {"synth": "continuous", "n_jobs": args.n_jobs, "data_seed": args.data_seed}
+    )
     _print(result)
     if args.out:
         write_text_atomic(args.out, json.dumps(result, indent=1))

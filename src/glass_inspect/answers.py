@@ -41,9 +41,7 @@ SUITES = ("gsm", "math")
 _MARKER = re.compile(r"(?:final\s+answer|answer)\s*(?:is)?\s*[:：]\s*(.*)", re.IGNORECASE)
 _ANSWER_IS = re.compile(r"(?:final\s+answer|the\s+answer)\s+is\s*:?\s*(.+)", re.IGNORECASE)
 _GSM_HASHES = re.compile(r"####\s*(.+)")
-_NUMBER = re.compile(
-    r"(?<![\w.])(-\s?)?\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s?/\s?(\d+)(?![\d.]))?(?![\d])"
-)
+_NUMBER = re.compile(r"(?<![\w.])(-\s?)?\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s?/\s?(\d+)(?![\d.]))?(?![\d])")
 _MINUS = str.maketrans({"\u2212": "-", "\u2013": "-", "\uff0d": "-"})
 
 
@@ -248,8 +246,19 @@ def _latex_to_sympy_text(s: str) -> str:
         elif s[i] == "\\":
             m = re.match(r"\\([a-zA-Z]+)", s[i:])
             name = m.group(1) if m else ""
-            simple = {"pi": "pi", "cdot": "*", "times": "*", "div": "/", "infty": "oo", "ln": "ln", "log": "log",
-                      "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp"}
+            simple = {
+                "pi": "pi",
+                "cdot": "*",
+                "times": "*",
+                "div": "/",
+                "infty": "oo",
+                "ln": "ln",
+                "log": "log",
+                "sin": "sin",
+                "cos": "cos",
+                "tan": "tan",
+                "exp": "exp",
+            }
             if name not in simple:
                 raise ValueError(f"unsupported command \\{name}")
             out.append(f" {simple[name]} ")
@@ -358,8 +367,10 @@ def _equivalent_math(a: str, b: str) -> bool:
     bb = re.fullmatch(r"([\[(])(.*)([\])])", b)
     if ba and bb and "," in a and "," in b:
         pa, pb = _split_top(ba.group(2)), _split_top(bb.group(2))
-        return (ba.group(1), ba.group(3)) == (bb.group(1), bb.group(3)) and len(pa) == len(pb) and all(
-            _equivalent_math(x, y) for x, y in zip(pa, pb)
+        return (
+            (ba.group(1), ba.group(3)) == (bb.group(1), bb.group(3))
+            and len(pa) == len(pb)
+            and all(_equivalent_math(x, y) for x, y in zip(pa, pb))
         )
     ea, eb = _safe_sympy(a), _safe_sympy(b)
     if ea is None or eb is None:

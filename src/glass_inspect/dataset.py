@@ -176,6 +176,10 @@ def audit_samples(pool: list[TextRecord]) -> list[Sample]:
     for text_id, prompt in noop_prompts(pool).items():
         if prompt not in samples:
             r = records[text_id]
-            samples[prompt] = Sample(id=text_id, input=prompt, target=r.answer,
-                                     metadata={"text_id": text_id, "base_id": r.base_id, "operator": r.operator})
+            samples[prompt] = Sample(
+                id=text_id,
+                input=prompt,
+                target=r.answer,
+                metadata={"text_id": text_id, "base_id": r.base_id, "operator": r.operator},
+            )
     return list(samples.values())

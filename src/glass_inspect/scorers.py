@@ -69,8 +69,15 @@ def _modal_score(answers: list[str | None], gold: str, suite: str, extra: dict[s
         answer=modal,
         explanation=f"modal answer {modal!r} ({votes}/{len(answers)} draws{', tie' if tie else ''}); "
         f"gold {gold!r}; draws: {drawn}",
-        metadata={"answers": answers, "gold": gold, "suite": suite, "votes": votes, "tie": tie,
-                  "no_answer": modal is None} | (extra or {}),
+        metadata={
+            "answers": answers,
+            "gold": gold,
+            "suite": suite,
+            "votes": votes,
+            "tie": tie,
+            "no_answer": modal is None,
+        }
+        | (extra or {}),
     )
 
 
@@ -85,8 +92,11 @@ def _score_in_sample(state: TaskState, gold: str, suite: str, meta: dict[str, An
         except Exception as exc:  # machinery failure, never counted as wrong or right
             failed.append(f"draw {k}: {exc!r}")
     if failed or not answers:
-        return Score.unscored(reason="scoring_failed", explanation="answer extraction failed: " + "; ".join(failed)
-                              if failed else "the sample holds no draw", metadata=meta)
+        return Score.unscored(
+            reason="scoring_failed",
+            explanation="answer extraction failed: " + "; ".join(failed) if failed else "the sample holds no draw",
+            metadata=meta,
+        )
     correct = [1.0 if answers_match(a, gold, suite) else 0.0 for a in answers]
     return _modal_score(answers, gold, suite, meta | {"correct": correct, "requests": record.get("requests")})
 
@@ -107,18 +117,21 @@ def glass_match(suite: str) -> Scorer:
         try:
             gold = normalize_answer(target.text, suite)
         except Exception as exc:  # machinery failure, never counted as wrong or right
-            return Score.unscored(reason="scoring_failed", explanation=f"gold answer normalisation failed: {exc!r}",
-                                  metadata=meta)
+            return Score.unscored(
+                reason="scoring_failed", explanation=f"gold answer normalisation failed: {exc!r}", metadata=meta
+            )
         if in_sample and gold is not None:
             return _score_in_sample(state, gold, suite, meta)
         try:
             answer = None if in_sample else final_answer(completion, suite)
         except Exception as exc:  # machinery failure, never counted as wrong or right
-            return Score.unscored(reason="scoring_failed", explanation=f"answer extraction failed: {exc!r}",
-                                  metadata=meta)
+            return Score.unscored(
+                reason="scoring_failed", explanation=f"answer extraction failed: {exc!r}", metadata=meta
+            )
         if gold is None:
-            return Score.unscored(reason="scoring_failed", explanation=f"gold answer {target.text!r} does not "
-                                  "normalise", metadata=meta)
+            return Score.unscored(
+                reason="scoring_failed", explanation=f"gold answer {target.text!r} does not normalise", metadata=meta
+            )
         matched = answers_match(answer, gold, suite)
         return Score(
             value=1.0 if matched else 0.0,
@@ -151,8 +164,10 @@ def modal_answer() -> ScoreReducer:
             )
         extra = {}
         if all(isinstance((s.metadata or {}).get("correct"), list) for s in ordered):  # in-sample draws
-            extra = {"correct": [c for s in ordered for c in s.metadata["correct"]],
-                     "requests": sum(s.metadata.get("requests") or 0 for s in ordered)}
+            extra = {
+                "correct": [c for s in ordered for c in s.metadata["correct"]],
+                "requests": sum(s.metadata.get("requests") or 0 for s in ordered),
+            }
         return _modal_score(answers, first["gold"], first["suite"], extra)
 
     return reduce

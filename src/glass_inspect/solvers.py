@@ -73,8 +73,9 @@ def draw_config(sample_id: str | int, draw: int) -> dict[str, Any]:
 
 def parse_layout(layout: str) -> str:
     if layout not in LAYOUTS:
-        raise SuiteInputError(f"layout {layout!r}: choose epochs (one draw per epoch) or sample (all draws in one "
-                              "sample).")
+        raise SuiteInputError(
+            f"layout {layout!r}: choose epochs (one draw per epoch) or sample (all draws in one sample)."
+        )
     return layout
 
 
@@ -82,8 +83,10 @@ def parse_choices(choices: str | bool) -> str:
     """``auto`` / ``true`` / ``false`` (a bool from ``-T choices=true`` is accepted)."""
     value = str(choices).lower() if isinstance(choices, (str, bool)) else None
     if value not in CHOICES:
-        raise SuiteInputError(f"choices {choices!r}: choose auto (one request, detect support), true (the provider "
-                              "returns num_choices choices) or false (one request per draw).")
+        raise SuiteInputError(
+            f"choices {choices!r}: choose auto (one request, detect support), true (the provider "
+            "returns num_choices choices) or false (one request per draw)."
+        )
     return value
 
 
@@ -129,8 +132,10 @@ async def draw_in_sample(state: TaskState, draws: int, choices: str = "auto") ->
         seed = draw_seed(run_seed, state.sample_id, first)
         records = [{"draw": first + i, "request": 1, "seed": seed} for i in range(len(got))]
         if len(got) < draws and choices == "true":
-            raise RuntimeError(f"{model}: asked for num_choices={draws} and got {len(got)} choice(s); the provider "
-                               "does not return several choices per request: run with -T choices=auto or false.")
+            raise RuntimeError(
+                f"{model}: asked for num_choices={draws} and got {len(got)} choice(s); the provider "
+                "does not return several choices per request: run with -T choices=auto or false."
+            )
     missing = list(range(first + len(got), first + draws))
     for d, out in zip(missing, await _all([request(d) for d in missing]) if missing else []):
         if not out.choices:

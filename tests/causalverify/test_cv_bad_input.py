@@ -25,12 +25,15 @@ def _write_records(root: Path, records_text: str | bytes) -> Path:
     return root
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b'{"scenarios": [\n{"title": "caf\xe9"}]}', r"scenarios\.json', line 2: not UTF-8 text"),
-    ("", r"scenarios\.json' is not valid JSON \(line 1: Expecting value\)"),
-    ("[1, 2]", r"scenarios\.json': field 'scenarios' \(a list\) is missing"),
-    ('{"scenarios": [7]}', r"record #0: a scenario record should be an object, got int"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"scenarios": [\n{"title": "caf\xe9"}]}', r"scenarios\.json', line 2: not UTF-8 text"),
+        ("", r"scenarios\.json' is not valid JSON \(line 1: Expecting value\)"),
+        ("[1, 2]", r"scenarios\.json': field 'scenarios' \(a list\) is missing"),
+        ('{"scenarios": [7]}', r"record #0: a scenario record should be an object, got int"),
+    ],
+)
 def test_bad_records_file(tmp_path, content, message):
     with pytest.raises(SuiteInputError, match=message):
         load_scenarios(_write_records(tmp_path, content))
@@ -42,21 +45,28 @@ def test_records_file_that_is_a_directory(tmp_path):
         load_scenarios(tmp_path)
 
 
-@pytest.mark.parametrize(("over", "message"), [
-    ({"title": 5}, r"field 'title' should be a string, got 5"),
-    ({"true_effect": "big"}, r"field 'true_effect' should be a number, got 'big'"),
-    ({"true_effect": float("nan")}, r"field 'true_effect' should be a finite number, got nan"),
-    ({"canonical": {"estimate": float("inf"), "se": 0.1, "n": 5, "spec": "s"}},
-     r"canonical: field 'estimate' should be a finite number, got inf"),
-    ({"canonical": {"estimate": 1.0, "se": 0.1, "n": 5.5, "spec": "s"}},
-     r"canonical: field 'n' should be an integer"),
-    ({"ground_truth": []}, r"field 'ground_truth' should be an object, got \[\]"),
-    ({"sha256": 12}, r"field 'sha256' should be a string or null, got 12"),
-    ({"data_file": "/etc/passwd"}, r"field 'data_file' is '/etc/passwd'; it must be a relative path inside"),
-    ({"data_file": "../../outside.csv"}, r"field 'data_file' is '\.\./\.\./outside\.csv'; it must be a relative"),
-    ({"data_file": "data/../../x.csv"}, r"field 'data_file' is 'data/\.\./\.\./x\.csv'"),
-    ({"data_file": ""}, r"field 'data_file' is ''; it must be a relative path"),
-])
+@pytest.mark.parametrize(
+    ("over", "message"),
+    [
+        ({"title": 5}, r"field 'title' should be a string, got 5"),
+        ({"true_effect": "big"}, r"field 'true_effect' should be a number, got 'big'"),
+        ({"true_effect": float("nan")}, r"field 'true_effect' should be a finite number, got nan"),
+        (
+            {"canonical": {"estimate": float("inf"), "se": 0.1, "n": 5, "spec": "s"}},
+            r"canonical: field 'estimate' should be a finite number, got inf",
+        ),
+        (
+            {"canonical": {"estimate": 1.0, "se": 0.1, "n": 5.5, "spec": "s"}},
+            r"canonical: field 'n' should be an integer",
+        ),
+        ({"ground_truth": []}, r"field 'ground_truth' should be an object, got \[\]"),
+        ({"sha256": 12}, r"field 'sha256' should be a string or null, got 12"),
+        ({"data_file": "/etc/passwd"}, r"field 'data_file' is '/etc/passwd'; it must be a relative path inside"),
+        ({"data_file": "../../outside.csv"}, r"field 'data_file' is '\.\./\.\./outside\.csv'; it must be a relative"),
+        ({"data_file": "data/../../x.csv"}, r"field 'data_file' is 'data/\.\./\.\./x\.csv'"),
+        ({"data_file": ""}, r"field 'data_file' is ''; it must be a relative path"),
+    ],
+)
 def test_bad_record_field(tmp_path, over, message):
     root = _ours(tmp_path / "set", [_record(**over)])
     with pytest.raises(SuiteInputError, match=r"scenarios\.json', record rdd_easy_01:? " + message):
@@ -71,13 +81,25 @@ def test_data_file_linked_outside_the_folder_is_refused(tmp_path):
         load_scenarios(root)
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b"running_var,treated,y\n0.6,1,\xff\n", r"rdd_easy_01\.csv', line 2: not UTF-8 text \(byte 0xff\)"),
-    (b"running_var,treated,y\n0.6,1,2.0\n0.7,1,\n", r"rdd_easy_01\.csv', line 3, column 'y': nan is not a finite"),
-    (b"running_var,treated,y\n0.6,1,2.0\n0.7,1,NaN\n", r"rdd_easy_01\.csv', line 3, column 'y': nan is not a finite"),
-    (b"running_var,treated,y\ninf,1,2.0\n", r"rdd_easy_01\.csv', line 2, column 'running_var': inf is not a finite"),
-    (b"running_var,treated,y\n0.6,1,2.0\n0.7,1,2.0,9\n", r"rdd_easy_01\.csv' is not a well-formed CSV table \(Error"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"running_var,treated,y\n0.6,1,\xff\n", r"rdd_easy_01\.csv', line 2: not UTF-8 text \(byte 0xff\)"),
+        (b"running_var,treated,y\n0.6,1,2.0\n0.7,1,\n", r"rdd_easy_01\.csv', line 3, column 'y': nan is not a finite"),
+        (
+            b"running_var,treated,y\n0.6,1,2.0\n0.7,1,NaN\n",
+            r"rdd_easy_01\.csv', line 3, column 'y': nan is not a finite",
+        ),
+        (
+            b"running_var,treated,y\ninf,1,2.0\n",
+            r"rdd_easy_01\.csv', line 2, column 'running_var': inf is not a finite",
+        ),
+        (
+            b"running_var,treated,y\n0.6,1,2.0\n0.7,1,2.0,9\n",
+            r"rdd_easy_01\.csv' is not a well-formed CSV table \(Error",
+        ),
+    ],
+)
 def test_bad_scenario_csv_refuses_the_dataset(tmp_path, content, message):
     root = _ours(tmp_path, [_record()])
     (root / "data" / "rdd_easy_01.csv").write_bytes(content)
@@ -95,9 +117,18 @@ def test_scenario_csv_that_is_a_directory(tmp_path):
 
 def _upstream(root: Path, **over) -> Path:
     """A one-scenario folder in upstream's layout (RDD, canonical computed from the data)."""
-    rec = {"scenario_id": "s01", "method_family": "RDD", "difficulty": "easy", "title": "t",
-           "research_question": "q", "data_description": "d", "data_file": "experiments/exp_b/data/s01_data.csv",
-           "dgp_truth": {"effect": 4.0, "direction": "positive"}, "ground_truth": {}, **over}
+    rec = {
+        "scenario_id": "s01",
+        "method_family": "RDD",
+        "difficulty": "easy",
+        "title": "t",
+        "research_question": "q",
+        "data_description": "d",
+        "data_file": "experiments/exp_b/data/s01_data.csv",
+        "dgp_truth": {"effect": 4.0, "direction": "positive"},
+        "ground_truth": {},
+        **over,
+    }
     folder = root / "experiments/exp_b/scenarios"
     folder.mkdir(parents=True)
     (folder / "s01.json").write_text(json.dumps(rec))
@@ -105,16 +136,27 @@ def _upstream(root: Path, **over) -> Path:
     return root
 
 
-@pytest.mark.parametrize(("damage", "message"), [
-    (lambda r: (r / "experiments/exp_b/scenarios/s01.json").write_text("[]"),
-     r"s01\.json' should hold a JSON object, not a list"),
-    (lambda r: (r / "experiments/exp_b/scenarios/s01.json").write_bytes(b"{\n\n\x80}"),
-     r"s01\.json', line 3: not UTF-8 text"),
-    (lambda r: (r / "audit").mkdir() or (r / "audit/dgp_verification.json").write_text('{"results": 3}'),
-     r"dgp_verification\.json': field 'results' should be a list, got 3"),
-    (lambda r: (r / "experiments/exp_b/data/s01_data.csv").write_text("running_var,treated,y\n0.5,1,-inf\n"),
-     r"s01_data\.csv', line 2, column 'y': -inf is not a finite number"),
-])
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (
+            lambda r: (r / "experiments/exp_b/scenarios/s01.json").write_text("[]"),
+            r"s01\.json' should hold a JSON object, not a list",
+        ),
+        (
+            lambda r: (r / "experiments/exp_b/scenarios/s01.json").write_bytes(b"{\n\n\x80}"),
+            r"s01\.json', line 3: not UTF-8 text",
+        ),
+        (
+            lambda r: (r / "audit").mkdir() or (r / "audit/dgp_verification.json").write_text('{"results": 3}'),
+            r"dgp_verification\.json': field 'results' should be a list, got 3",
+        ),
+        (
+            lambda r: (r / "experiments/exp_b/data/s01_data.csv").write_text("running_var,treated,y\n0.5,1,-inf\n"),
+            r"s01_data\.csv', line 2, column 'y': -inf is not a finite number",
+        ),
+    ],
+)
 def test_bad_upstream_files(tmp_path, damage, message):
     root = _upstream(tmp_path)
     damage(root)
@@ -135,17 +177,24 @@ def _responses(folder: Path, ids: list[str]) -> Path:
     return folder
 
 
-@pytest.mark.parametrize(("damage", "message"), [
-    (lambda p: p.write_text(""), r"t3_m\.json' is not valid JSON \(line 1: Expecting value\)\.$"),
-    (lambda p: p.write_text("{oops"), r"t3_m\.json' is not valid JSON \(line 1: "),
-    (lambda p: p.write_bytes(b'{"llm_response": {"content": "\xe9"}}'), r"t3_m\.json', line 1: not UTF-8 text"),
-    (lambda p: p.write_text('{"llm_response": {"content": 3}}'),
-     r"t3_m\.json': field 'llm_response\.content' should be a string, got 3\.$"),
-    (lambda p: p.write_text('{"llm_response": "text"}'),
-     r"t3_m\.json': field 'llm_response\.content' should be a string, got None\.$"),
-    (lambda p: p.write_text("[]"), r"t3_m\.json': field 'llm_response\.content' should be a string, got None\.$"),
-    (lambda p: p.unlink() or p.mkdir(), r"t3_m\.json' is a directory, not a file\.$"),
-])
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda p: p.write_text(""), r"t3_m\.json' is not valid JSON \(line 1: Expecting value\)\.$"),
+        (lambda p: p.write_text("{oops"), r"t3_m\.json' is not valid JSON \(line 1: "),
+        (lambda p: p.write_bytes(b'{"llm_response": {"content": "\xe9"}}'), r"t3_m\.json', line 1: not UTF-8 text"),
+        (
+            lambda p: p.write_text('{"llm_response": {"content": 3}}'),
+            r"t3_m\.json': field 'llm_response\.content' should be a string, got 3\.$",
+        ),
+        (
+            lambda p: p.write_text('{"llm_response": "text"}'),
+            r"t3_m\.json': field 'llm_response\.content' should be a string, got None\.$",
+        ),
+        (lambda p: p.write_text("[]"), r"t3_m\.json': field 'llm_response\.content' should be a string, got None\.$"),
+        (lambda p: p.unlink() or p.mkdir(), r"t3_m\.json' is a directory, not a file\.$"),
+    ],
+)
 def test_one_bad_cached_response_among_good_ones_fails_up_front(tmp_path, damage, message):
     folder = _responses(tmp_path / "responses", ["t1", "t2", "t3", "t4"])
     damage(folder / "t3_m.json")

@@ -23,8 +23,12 @@ def _first_of_each_family():
 def test_plan_allocation_and_signs():
     plans = dgp.plan_scenarios()
     cells = Counter((p.family, p.difficulty) for p in plans)
-    assert {f: sum(n for (g, _), n in cells.items() if g == f) for f in dgp.COUNTS} == \
-        {"DID": 30, "EVENT_STUDY": 24, "IV": 24, "RDD": 22}
+    assert {f: sum(n for (g, _), n in cells.items() if g == f) for f in dgp.COUNTS} == {
+        "DID": 30,
+        "EVENT_STUDY": 24,
+        "IV": 24,
+        "RDD": 22,
+    }
     assert all(n >= 7 for n in cells.values()) and len({p.scenario_id for p in plans}) == 100
     for family in dgp.COUNTS:
         for tier in ("easy", "medium", "hard"):

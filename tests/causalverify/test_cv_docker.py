@@ -14,8 +14,15 @@ import zipfile
 
 import pytest
 from inspect_ai import eval
-from test_cv_task import (FILES, REFERENCE_R, agreeing_cells, answer, by_file,  # noqa: F401 (fixture)
-                          scenario_dir, scores_by_id)
+from test_cv_task import (
+    FILES,
+    REFERENCE_R,
+    agreeing_cells,
+    answer,
+    by_file,
+    scenario_dir,  # noqa: F401 (a fixture)
+    scores_by_id,
+)
 
 from causalverify_inspect.task import exp_b
 
@@ -42,24 +49,24 @@ echo "user $(id -u) pid1 $(tr '\0' ' ' < /proc/1/cmdline)"
 HOSTILE = {
     "loop": "while (TRUE) {}",
     "fork_bomb": 'system("b(){ b | b & }; b")\nSys.sleep(3)\n'
-                 'cat("processes", length(dir("/proc", pattern = "^[0-9]+$")), "\\n")',
+    'cat("processes", length(dir("/proc", pattern = "^[0-9]+$")), "\\n")',
     "memory_bomb": 'x <- numeric(4e8)\nx[] <- 1\ncat("survived\\n")',
     # three workers of 960 MB: each under the container's 2 GiB, together above it
-    "memory_workers": 'system("for i in 1 2 3; do Rscript --vanilla -e \'x <- numeric(1.2e8); x[] <- 1; '
-                      'Sys.sleep(3); cat(\\"alive\\\\n\\")\' & done; wait")\n'
-                      'f <- c("/sys/fs/cgroup/memory/memory.max_usage_in_bytes", "/sys/fs/cgroup/memory.peak")\n'
-                      'cat("peak_bytes", readLines(f[file.exists(f)][1]), "\\n")',
+    "memory_workers": "system(\"for i in 1 2 3; do Rscript --vanilla -e 'x <- numeric(1.2e8); x[] <- 1; "
+    'Sys.sleep(3); cat(\\"alive\\\\n\\")\' & done; wait")\n'
+    'f <- c("/sys/fs/cgroup/memory/memory.max_usage_in_bytes", "/sys/fs/cgroup/memory.peak")\n'
+    'cat("peak_bytes", readLines(f[file.exists(f)][1]), "\\n")',
     "network": 'for (h in c("127.0.0.1", "172.17.0.1", "10.0.0.1")) cat(h, tryCatch({\n'
-               '  con <- socketConnection(h, 80, open = "r+", timeout = 3); close(con); "connected"},\n'
-               '  error = function(e) "refused", warning = function(w) conditionMessage(w)), "\\n")\n'
-               'cat("dns", tryCatch(length(utils::nsl("localhost.localdomain")), error = function(e) "failed"), "\\n")',
+    '  con <- socketConnection(h, 80, open = "r+", timeout = 3); close(con); "connected"},\n'
+    '  error = function(e) "refused", warning = function(w) conditionMessage(w)), "\\n")\n'
+    'cat("dns", tryCatch(length(utils::nsl("localhost.localdomain")), error = function(e) "failed"), "\\n")',
     "write_outside": 'for (p in c("../escape.txt", "/home/ruser/escape.txt", "/etc/escape.txt",\n'
-                     '           "/usr/lib/R/escape.txt", "/var/tmp/escape.txt", "/escape.txt"))\n'
-                     '  cat(p, suppressWarnings(tryCatch(\n'
-                     '  file.create(p), error = function(e) FALSE)), "\\n")',
+    '           "/usr/lib/R/escape.txt", "/var/tmp/escape.txt", "/escape.txt"))\n'
+    "  cat(p, suppressWarnings(tryCatch(\n"
+    '  file.create(p), error = function(e) FALSE)), "\\n")',
     "huge_output": 'for (i in 1:150000) cat(strrep("x", 100), "\\n")\ncat("Estimate: 1\\n")',
     "environ": 'print(Sys.getenv())\nfor (f in Sys.glob("/proc/[0-9]*/environ")) try(cat(f, rawToChar(readBin(f, '
-               '"raw", 1e5)), "\\n"))\nsystem("cat /proc/1/environ /proc/self/environ | tr \'\\\\0\' \'\\\\n\'")',
+    '"raw", 1e5)), "\\n"))\nsystem("cat /proc/1/environ /proc/self/environ | tr \'\\\\0\' \'\\\\n\'")',
     "limits": f'writeLines({json.dumps(LIMITS_SH)}, "limits.sh")\nsystem("bash limits.sh 2>&1")',
 }
 
@@ -67,16 +74,23 @@ HOSTILE = {
 def report(log) -> dict[str, dict]:
     """One line per sample (id, exit code, exec seconds, levels) on stdout; returns {id: cv_run record}."""
     runs = {}
-    print(f"\n[docker] {log.eval.task} sandbox={log.eval.metadata['sandbox']} "
-          f"image={log.eval.metadata['r_environment']['image']} status={log.status}")
+    print(
+        f"\n[docker] {log.eval.task} sandbox={log.eval.metadata['sandbox']} "
+        f"image={log.eval.metadata['r_environment']['image']} status={log.status}"
+    )
     for sample in sorted(log.samples, key=lambda s: str(s.id)):
         run = sample.store.get("cv_run", {})
         runs[str(sample.id)] = run
         score = next(iter(sample.scores.values()))
-        levels = {k: int(v) for k, v in score.value.items() if k in ("L2b", "L2b_plus")} \
-            if isinstance(score.value, dict) else score.value
-        print(f"[docker]   {sample.id:<16} exit={run.get('exit_code')!s:<5} timed_out={run.get('timed_out')!s:<5} "
-              f"exec={run.get('seconds', 0):6.2f} s  {levels}  {score.explanation[:70]!r}")
+        levels = (
+            {k: int(v) for k, v in score.value.items() if k in ("L2b", "L2b_plus")}
+            if isinstance(score.value, dict)
+            else score.value
+        )
+        print(
+            f"[docker]   {sample.id:<16} exit={run.get('exit_code')!s:<5} timed_out={run.get('timed_out')!s:<5} "
+            f"exec={run.get('seconds', 0):6.2f} s  {levels}  {score.explanation[:70]!r}"
+        )
     return runs
 
 
@@ -94,8 +108,12 @@ def hostile_dir(scenario_dir):
 
 def test_reference_solutions_pass_in_docker_for_every_family(scenario_dir, scripted, tmp_path):
     model = scripted(by_file({f: answer(code) for f, code in REFERENCE_R.items()}))
-    log = eval(exp_b(scenarios=str(scenario_dir), sandbox="auto", timeout=60), model=model,
-               display="none", log_dir=str(tmp_path / "logs"))[0]
+    log = eval(
+        exp_b(scenarios=str(scenario_dir), sandbox="auto", timeout=60),
+        model=model,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )[0]
     runs = report(log)
     assert log.status == "success"
     env = log.eval.metadata["r_environment"]
@@ -109,8 +127,13 @@ def test_hostile_programs_are_contained_in_docker(hostile_dir, scripted, tmp_pat
         monkeypatch.setenv(key, value)
     replies = {FILES[f]: answer(code) for f, code in REFERENCE_R.items()}
     replies.update({f"data/{name}.csv": answer(code) for name, code in HOSTILE.items()})
-    log = eval(exp_b(scenarios=str(hostile_dir), sandbox="docker-debian", timeout=30), model=scripted(replies),
-               display="none", log_dir=str(tmp_path / "logs"), max_sandboxes=4)[0]
+    log = eval(
+        exp_b(scenarios=str(hostile_dir), sandbox="docker-debian", timeout=30),
+        model=scripted(replies),
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+        max_sandboxes=4,
+    )[0]
     runs = report(log)
     assert log.status == "success"
     scores = scores_by_id(log)
@@ -126,7 +149,9 @@ def test_hostile_programs_are_contained_in_docker(hostile_dir, scripted, tmp_pat
     assert "connected" not in net and net.count("\n") >= 3, net
     assert "TRUE" not in runs["write_outside"]["stdout"] and runs["write_outside"]["stdout"].count("FALSE") == 6
     # inspect's docker exec keeps the first 10 MiB of each stream; the estimate printed after them is lost
-    assert len(runs["huge_output"]["stdout"]) <= 10 * MiB + 64 and scores["huge_output"].value["L2b_plus"] == 0
+    assert len(runs["huge_output"]["stdout"]) <= 10 * MiB + 64
+    huge = scores["huge_output"]  # the reader abstains on an output this long: the extractor's, or unscored with why
+    assert (huge.value["L2b_plus"] == 0) if isinstance(huge.value, dict) else bool(huge.metadata.get("extraction"))
     environ = runs["environ"]["stdout"] + runs["environ"]["stderr"]
     assert "PATH" in environ and not any(v in environ for v in CANARY.values())
     with zipfile.ZipFile(log.location) as archive:  # nor anywhere in the log
@@ -144,9 +169,19 @@ def test_hostile_programs_are_contained_in_docker(hostile_dir, scripted, tmp_pat
 def test_replayed_upstream_responses_in_docker_agree_with_published_scores(shared_dir, tmp_path):
     root = shared_dir / "data" / "causalverify"
     slug, ids = "moonshot-v1-128k", ["s02", "s12", "s19", "s26"]
-    log = eval(exp_b(scenarios=str(root), ids=ids, sandbox="docker-debian", es_windows="cumulative",
-                     responses=str(root / "experiments/exp_b/outputs"), responses_model=slug),
-               model="mockllm/model", display="none", log_dir=str(tmp_path))[0]
+    log = eval(
+        exp_b(
+            scenarios=str(root),
+            ids=ids,
+            sandbox="docker-debian",
+            es_windows="cumulative",
+            responses=str(root / "experiments/exp_b/outputs"),
+            responses_model=slug,
+        ),
+        model="mockllm/model",
+        display="none",
+        log_dir=str(tmp_path),
+    )[0]
     report(log)
     assert log.status == "success"
     assert log.eval.metadata["profile"] == "debian" and log.eval.metadata["replayed_model"] == slug

@@ -13,27 +13,48 @@ from causalverify_inspect.task import exp_b
 PROGRAMS = {
     "library() of an absent image package": ("library(stargazer)\nstargazer(1)", "stargazer", "environment"),
     "require() then its function": ("suppressWarnings(require(rdd))\nRDestimate(y ~ x)", "rdd", "environment"),
-    "requireNamespace() then pkg::": ('if (!requireNamespace("ivreg", quietly = TRUE)) stop("need ivreg")\n'
-                                      "ivreg::ivreg(y ~ x | z)", "ivreg", "execution_failure"),
-    "install.packages() with no network": ('install.packages("rddensity", repos = "https://example.org")\n'
-                                           "library(rddensity)", "rddensity", "environment"),
-    "install.packages(variable)": ('pk <- "rddensity"\ninstall.packages(pk)\nlibrary(rddensity)', "rddensity",
-                                   "environment"),
+    "requireNamespace() then pkg::": (
+        'if (!requireNamespace("ivreg", quietly = TRUE)) stop("need ivreg")\nivreg::ivreg(y ~ x | z)',
+        "ivreg",
+        "execution_failure",
+    ),
+    "install.packages() with no network": (
+        'install.packages("rddensity", repos = "https://example.org")\nlibrary(rddensity)',
+        "rddensity",
+        "environment",
+    ),
+    "install.packages(variable)": (
+        'pk <- "rddensity"\ninstall.packages(pk)\nlibrary(rddensity)',
+        "rddensity",
+        "environment",
+    ),
     "absent package outside the image": ("library(quantmod)", None, "execution_failure"),
     "%>% without loading dplyr": ('d <- read.csv("{path}")\nd %>% head()', None, "execution_failure"),
-    "printed fake load error": ('library(sandwich)\nmessage("Error in library(sandwich) : there is no package '
-                                'called \\u2018sandwich\\u2019")\nstop("own bug")', None, "execution_failure"),
-    "own bug after loading a present package": ("library(lmtest)\ncoeftest(undefined_model)", None,
-                                                "execution_failure"),
-    "optional package skipped, exit 0": ('if (requireNamespace("rddensity", quietly = TRUE)) rddensity::rddensity(1)\n'
-                                         'd <- read.csv("{path}")\ncat("Estimate: 0.5\\n")', "rddensity",
-                                         "degraded"),
+    "printed fake load error": (
+        'library(sandwich)\nmessage("Error in library(sandwich) : there is no package '
+        'called \\u2018sandwich\\u2019")\nstop("own bug")',
+        None,
+        "execution_failure",
+    ),
+    "own bug after loading a present package": (
+        "library(lmtest)\ncoeftest(undefined_model)",
+        None,
+        "execution_failure",
+    ),
+    "optional package skipped, exit 0": (
+        'if (requireNamespace("rddensity", quietly = TRUE)) rddensity::rddensity(1)\n'
+        'd <- read.csv("{path}")\ncat("Estimate: 0.5\\n")',
+        "rddensity",
+        "degraded",
+    ),
 }
 
 
 def _installed(package: str) -> bool:
-    probe = subprocess.run([shutil.which("Rscript"), "-e", f"quit(status = !requireNamespace('{package}', "
-                                                            "quietly = TRUE))"], capture_output=True)
+    probe = subprocess.run(
+        [shutil.which("Rscript"), "-e", f"quit(status = !requireNamespace('{package}', quietly = TRUE))"],
+        capture_output=True,
+    )
     return probe.returncode == 0
 
 
@@ -44,8 +65,12 @@ def labelled(tmp_path_factory, scripted_factory):
     for sid, (code, _, _) in zip(ids, PROGRAMS.values()):
         body = code.replace("{path}", f"data/{sid}.csv")
         replies[f"data/{sid}.csv"] = f"## 1. Identification strategy\nDID.\n\n## 2. R code\n```r\n{body}\n```\n"
-    log = eval(exp_b(ids=ids, sandbox="confined", timeout=30), model=scripted_factory(replies), display="none",
-               log_dir=str(tmp_path_factory.mktemp("logs")))[0]
+    log = eval(
+        exp_b(ids=ids, sandbox="confined", timeout=30),
+        model=scripted_factory(replies),
+        display="none",
+        log_dir=str(tmp_path_factory.mktemp("logs")),
+    )[0]
     assert log.status == "success"
     by_id = {str(s.id): next(iter(s.scores.values())) for s in log.samples}
     return {name: by_id[sid] for sid, name in zip(ids, PROGRAMS)}

@@ -22,17 +22,21 @@ def _panel(seed: int = 0, units: int = 12, periods: int = 6, first_post: int = 4
     treated = (unit < units // 2).astype(int)
     post = (period >= first_post).astype(int)
     y = rng.normal(0, 1, units)[unit] + 0.3 * period + effect * treated * post + rng.normal(0, 0.2, unit.size)
-    return pd.DataFrame(dict(unit_id=unit, period=period, treated=treated, post=post,
-                             treat_x_post=treated * post, y=y))
+    return pd.DataFrame(dict(unit_id=unit, period=period, treated=treated, post=post, treat_x_post=treated * post, y=y))
 
 
 def test_did_hand_checked_two_by_two():
     # 2 treated + 2 control units, 2 periods: TWFE = (treated post-pre change) - (control change) = 3.0 - 1.0
-    data = pd.DataFrame(dict(
-        unit_id=[1, 1, 2, 2, 3, 3, 4, 4], period=[1, 2] * 4, treated=[1, 1, 1, 1, 0, 0, 0, 0],
-        post=[0, 1] * 4, treat_x_post=[0, 1, 0, 1, 0, 0, 0, 0],
-        y=[10.0, 13.5, 12.0, 14.5, 5.0, 6.5, 7.0, 7.5],
-    ))
+    data = pd.DataFrame(
+        dict(
+            unit_id=[1, 1, 2, 2, 3, 3, 4, 4],
+            period=[1, 2] * 4,
+            treated=[1, 1, 1, 1, 0, 0, 0, 0],
+            post=[0, 1] * 4,
+            treat_x_post=[0, 1, 0, 1, 0, 0, 0, 0],
+            y=[10.0, 13.5, 12.0, 14.5, 5.0, 6.5, 7.0, 7.5],
+        )
+    )
     est = canonical_estimate(data, "DID")
     assert est.estimate == pytest.approx(2.0, abs=1e-12)
     assert est.n == 8 and "TWFE" in est.spec
@@ -77,8 +81,7 @@ def test_event_study_matches_explicit_ols_and_cluster_sandwich():
 
 def test_iv_wald_estimator_by_hand():
     # binary instrument, no controls: 2SLS = (mean y | z=1 - mean y | z=0) / (mean x | z=1 - mean x | z=0)
-    data = pd.DataFrame(dict(y=[1.0, 2.0, 3.0, 5.0, 6.0, 8.0], x=[0.0, 1.0, 1.0, 2.0, 3.0, 3.0],
-                             z=[0, 0, 0, 1, 1, 1]))
+    data = pd.DataFrame(dict(y=[1.0, 2.0, 3.0, 5.0, 6.0, 8.0], x=[0.0, 1.0, 1.0, 2.0, 3.0, 3.0], z=[0, 0, 0, 1, 1, 1]))
     est = canonical_estimate(data, "IV")
     assert est.estimate == pytest.approx((19 / 3 - 2) / (8 / 3 - 2 / 3), abs=1e-12)
 
@@ -125,18 +128,27 @@ def test_rdd_jump_is_difference_of_side_intercepts_both_sides():
 def test_rdd_uses_near_cutoff_flag_when_present_and_needs_30_rows():
     rng = np.random.default_rng(4)
     x = rng.uniform(0, 1, 200)
-    data = pd.DataFrame(dict(running_var=x, treated=(x >= 0.5).astype(int), y=rng.normal(size=200),
-                             near_cutoff=(np.abs(x - 0.5) <= 0.1).astype(int)))
+    data = pd.DataFrame(
+        dict(
+            running_var=x,
+            treated=(x >= 0.5).astype(int),
+            y=rng.normal(size=200),
+            near_cutoff=(np.abs(x - 0.5) <= 0.1).astype(int),
+        )
+    )
     assert canonical_estimate(data, "RDD").n == int(data.near_cutoff.sum())
     with pytest.raises(SuiteInputError, match="at least 30"):
         canonical_estimate(data.assign(near_cutoff=0), "RDD")
 
 
-@pytest.mark.parametrize("family,data,match", [
-    ("PSM", pd.DataFrame(dict(y=[1.0])), "Unknown design family"),
-    ("IV", pd.DataFrame(dict(y=[1.0], x=[2.0])), r"lack the column\(s\) \['z'\]"),
-    ("DID", pd.DataFrame(columns=["unit_id", "period", "treat_x_post", "y"]), "no rows"),
-])
+@pytest.mark.parametrize(
+    "family,data,match",
+    [
+        ("PSM", pd.DataFrame(dict(y=[1.0])), "Unknown design family"),
+        ("IV", pd.DataFrame(dict(y=[1.0], x=[2.0])), r"lack the column\(s\) \['z'\]"),
+        ("DID", pd.DataFrame(columns=["unit_id", "period", "treat_x_post", "y"]), "no rows"),
+    ],
+)
 def test_bad_input_is_one_sentence_error(family, data, match):
     with pytest.raises(SuiteInputError, match=match):
         canonical_estimate(data, family)
@@ -157,7 +169,9 @@ def test_reproduces_upstream_canonical_estimates_to_6dp(shared_dir):
         window = int(data["near_cutoff"].sum()) if r["method_family"] == "RDD" else r["n_observations"]
         assert est.n == window, r["scenario_id"]
     elapsed = time.perf_counter() - start
-    print(f"upstream canonical: {est_ok}/100 estimates and {se_ok}/100 SEs equal at 6 dp; "
-          f"max |diff| {worst:.2e}; {elapsed:.1f} s")
+    print(
+        f"upstream canonical: {est_ok}/100 estimates and {se_ok}/100 SEs equal at 6 dp; "
+        f"max |diff| {worst:.2e}; {elapsed:.1f} s"
+    )
     assert (len(results), est_ok, se_ok) == (100, 100, 100)
     assert worst <= 5e-7

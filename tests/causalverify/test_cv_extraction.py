@@ -9,8 +9,13 @@ from pathlib import Path
 import pytest
 
 from causalverify_inspect import scorers
-from causalverify_inspect.extraction import (MAX_STDOUT_CHARS, ExtractorReplyError, extract, extract_estimate,
-                                             extract_r_code, has_numbers, parse_extractor_reply)
+from causalverify_inspect.extraction import (
+    MAX_STDOUT_CHARS,
+    extract,
+    extract_estimate,
+    extract_r_code,
+    has_numbers,
+)
 from causalverify_inspect.scorers import exp_b_scorer
 from causalverify_inspect.solvers import RUN_KEY
 
@@ -85,9 +90,15 @@ def test_braced_r_tag_is_accepted():
         ("Naive OLS estimate: 0.81\n2SLS estimate: 0.2175\n", "IV", 0.2175, "labelled"),
         ("First-stage coefficient on z: 0.61\nIV estimate = 0.30\n", "IV", 0.30, "labelled"),
         ("Average abnormal return: -0.0201 (-2.01%)\n", "EVENT_STUDY", -0.0201, "labelled"),
-        ("".join(f"{n:>12} " for n in ("(Intercept)", "treated", "post", "treat_x_post")) + "\n"
-         + "".join(f"{v:>12} " for v in ("0.5000", "0.4900", "0.4000", "-0.2387")) + "\n", "DID", -0.2387,
-         "named_vector"),
+        (
+            "".join(f"{n:>12} " for n in ("(Intercept)", "treated", "post", "treat_x_post"))
+            + "\n"
+            + "".join(f"{v:>12} " for v in ("0.5000", "0.4900", "0.4000", "-0.2387"))
+            + "\n",
+            "DID",
+            -0.2387,
+            "named_vector",
+        ),
         ("sample estimates:\nmean of x \n0.2787259 \n", "EVENT_STUDY", 0.2787259, "t_test"),
         ("Estimate: \u22120.25\n", "RDD", -0.25, "answer_line"),
     ],
@@ -100,16 +111,23 @@ def test_estimate_is_read_family_aware(stdout, family, value, rule):
 
 
 def test_rdd_slope_change_term_is_not_the_jump():
-    stdout = ("            Estimate Std. Error t value Pr(>|t|)\n(Intercept)  6.02623    0.01917  314.41   <2e-16\n"
-              "treated      1.02848    0.02836   36.27   <2e-16\nr            0.07196    0.00643   11.19   <2e-16\n"
-              "treated_x_r -0.01477    0.00961   -1.54    0.124\n")
+    stdout = (
+        "            Estimate Std. Error t value Pr(>|t|)\n(Intercept)  6.02623    0.01917  314.41   <2e-16\n"
+        "treated      1.02848    0.02836   36.27   <2e-16\nr            0.07196    0.00643   11.19   <2e-16\n"
+        "treated_x_r -0.01477    0.00961   -1.54    0.124\n"
+    )
     assert extract_estimate(stdout, "RDD").value == pytest.approx(1.02848)
 
 
 def test_answer_records_its_provenance():
     result = extract(LM_DID, "DID")
-    assert result.provenance() == {"rule": "coef_table", "line": "treat_x_post -0.23866    0.05582  -4.275 2.03e-05 ***",
-                                   "lineno": 10, "reason": "only candidate", "n_candidates": 1}
+    assert result.provenance() == {
+        "rule": "coef_table",
+        "line": "treat_x_post -0.23866    0.05582  -4.275 2.03e-05 ***",
+        "lineno": 10,
+        "reason": "only candidate",
+        "n_candidates": 1,
+    }
 
 
 def test_labelled_window_is_kept_for_event_studies():
@@ -134,37 +152,51 @@ def test_arithmetic_result_and_trailing_statistics():
 
 # ------------------------------------------------------------------------------------------------- abstentions
 def test_fixed_effect_counts_and_observations_are_never_estimates():
-    header = ("OLS estimation, Dep. Var.: y\nObservations: 1,600\nFixed-effects: unit_id: 200,  period: 8\n"
-              "Standard-errors: Clustered (unit_id)\n")
+    header = (
+        "OLS estimation, Dep. Var.: y\nObservations: 1,600\nFixed-effects: unit_id: 200,  period: 8\n"
+        "Standard-errors: Clustered (unit_id)\n"
+    )
     assert extract(header, "DID").estimate is None
-    table = ("             Estimate Std. Error  t value  Pr(>|t|)    \n"
-             "treat_x_post -3.61599   0.214765 -16.8369 < 2.2e-16 ***\n")
+    table = (
+        "             Estimate Std. Error  t value  Pr(>|t|)    \n"
+        "treat_x_post -3.61599   0.214765 -16.8369 < 2.2e-16 ***\n"
+    )
     assert extract_estimate(header + table, "DID").value == pytest.approx(-3.61599)
 
 
 def test_sample_size_on_the_estimate_line_is_not_the_estimate():
     assert extract_estimate("ATT | N=812 | est=0.041 | se=0.010\n", "DID").value == pytest.approx(0.041)
-    assert extract_estimate("Effect (N = 812): 0.041 (0.010), 95% CI [0.021, 0.061], p = 0.001\n",
-                            "DID").value == pytest.approx(0.041)
+    assert extract_estimate(
+        "Effect (N = 812): 0.041 (0.010), 95% CI [0.021, 0.061], p = 0.001\n", "DID"
+    ).value == pytest.approx(0.041)
     assert extract("N=812 | mean=0.041\n", "DID").estimate is None  # nothing names an effect: abstain
 
 
 def test_first_stage_and_naive_ols_beside_two_stage_least_squares():
-    first = ("Call:\nlm(formula = x ~ z, data = d)\n\nCoefficients:\n            Estimate Std. Error t value Pr(>|t|)\n"
-             "(Intercept)   2.9800     0.0200  149.00   <2e-16\nz             0.4100     0.0190   21.58   <2e-16\n\n")
-    ols = ("Call:\nlm(formula = y ~ x, data = d)\n\nCoefficients:\n            Estimate Std. Error t value Pr(>|t|)\n"
-           "(Intercept)   3.0100     0.0500   60.20   <2e-16\nx             1.6900     0.0150  112.67   <2e-16\n\n")
-    iv = ("Call:\nivreg(formula = y ~ x | z, data = d)\n\nCoefficients:\n            Estimate Std. Error t value "
-          "Pr(>|t|)\n(Intercept)   4.9900     0.2100   23.76   <2e-16\nx             1.1020     0.0700   15.74   <2e-16\n")
+    first = (
+        "Call:\nlm(formula = x ~ z, data = d)\n\nCoefficients:\n            Estimate Std. Error t value Pr(>|t|)\n"
+        "(Intercept)   2.9800     0.0200  149.00   <2e-16\nz             0.4100     0.0190   21.58   <2e-16\n\n"
+    )
+    ols = (
+        "Call:\nlm(formula = y ~ x, data = d)\n\nCoefficients:\n            Estimate Std. Error t value Pr(>|t|)\n"
+        "(Intercept)   3.0100     0.0500   60.20   <2e-16\nx             1.6900     0.0150  112.67   <2e-16\n\n"
+    )
+    iv = (
+        "Call:\nivreg(formula = y ~ x | z, data = d)\n\nCoefficients:\n            Estimate Std. Error t value "
+        "Pr(>|t|)\n(Intercept)   4.9900     0.2100   23.76   <2e-16\nx             1.1020     0.0700   15.74   <2e-16\n"
+    )
     assert extract_estimate(first + ols + iv, "IV").value == pytest.approx(1.102)
     result = extract(first + ols, "IV")  # only the naive OLS: not the IV effect
     assert result.estimate is None and result.reason == "no candidate"
     unnamed = ols.replace("Call:\nlm(formula = y ~ x, data = d)\n\n", "") + iv.replace(
-        "Call:\nivreg(formula = y ~ x | z, data = d)\n\n", "")
+        "Call:\nivreg(formula = y ~ x | z, data = d)\n\n", ""
+    )
     result = extract(unnamed, "IV")  # two x rows and nothing telling them apart
     assert result.estimate is None and result.reason == "2 candidates disagree"
-    assert [line.split(": ", 1)[1].split()[:2] for line in result.candidate_lines()] == [["x", "1.6900"],
-                                                                                        ["x", "1.1020"]]
+    assert [line.split(": ", 1)[1].split()[:2] for line in result.candidate_lines()] == [
+        ["x", "1.6900"],
+        ["x", "1.1020"],
+    ]
 
 
 def test_percent_after_a_space_is_a_percent():
@@ -175,8 +207,10 @@ def test_percent_after_a_space_is_a_percent():
 
 
 def test_coefficient_line_labelled_only_by_the_term():
-    stdout = ("              Estimate  Std.Err  t    p\ntreat_x_post  0.3104    0.0521   5.96 0.000\n"
-              "post          0.1880    0.0368   5.11 0.000\n")
+    stdout = (
+        "              Estimate  Std.Err  t    p\ntreat_x_post  0.3104    0.0521   5.96 0.000\n"
+        "post          0.1880    0.0368   5.11 0.000\n"
+    )
     assert extract_estimate(stdout, "DID").value == pytest.approx(0.3104)
     assert extract_estimate("treat_x_post: 0.3104\n", "DID").value == pytest.approx(0.3104)
 
@@ -254,8 +288,9 @@ def test_corpus_is_large_and_varied():
 def test_corpus_item_is_never_answered_wrong(item):
     answer = extract(item["stdout"], item["family"]).estimate
     if answer is not None:
-        assert _right(answer, item["value"]), f"answered {answer.value} ({answer.source}: {answer.line}), " \
-                                              f"correct {item['value']}"
+        assert _right(answer, item["value"]), (
+            f"answered {answer.value} ({answer.source}: {answer.line}), correct {item['value']}"
+        )
 
 
 def test_corpus_answered_share_floor():
@@ -269,9 +304,15 @@ def _state(stdout: str, family: str = "IV", canonical: float = 1.1):
     from inspect_ai.model import ModelName, ModelOutput
     from inspect_ai.solver import TaskState
 
-    state = TaskState(model=ModelName("mockllm/model"), sample_id="s1", epoch=1, input="prompt", messages=[],
-                      output=ModelOutput.from_content(model="mockllm/model", content="```r\nx <- 1\n```"),
-                      metadata={"family": family, "canonical": canonical, "data_path": None})
+    state = TaskState(
+        model=ModelName("mockllm/model"),
+        sample_id="s1",
+        epoch=1,
+        input="prompt",
+        messages=[],
+        output=ModelOutput.from_content(model="mockllm/model", content="```r\nx <- 1\n```"),
+        metadata={"family": family, "canonical": canonical, "data_path": None},
+    )
     state.store.set(RUN_KEY, {"code": "x <- 1", "exit_code": 0, "timed_out": False, "stdout": stdout, "stderr": ""})
     return state
 
@@ -301,7 +342,6 @@ async def test_scorer_hands_competing_candidates_to_the_extractor(monkeypatch, s
 async def test_scorer_without_extractor_leaves_the_abstention_unscored_with_its_reason():
     from inspect_ai.scorer import Target
 
-    result = await exp_b_scorer()(_state("CAR[-1,+1] = 0.034\nCAR[0,+10] = 0.182\n", "EVENT_STUDY", 0.017),
-                                  Target(""))
+    result = await exp_b_scorer()(_state("CAR[-1,+1] = 0.034\nCAR[0,+10] = 0.182\n", "EVENT_STUDY", 0.017), Target(""))
     assert result.reason == "extraction_unresolved" and "2 candidates disagree" in result.explanation
     assert result.metadata["extraction"]["candidate_lines"] == ["1: CAR[-1,+1] = 0.034", "2: CAR[0,+10] = 0.182"]

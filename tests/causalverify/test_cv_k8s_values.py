@@ -21,13 +21,47 @@ from causalverify_inspect.sandbox.docker import SANDBOX_DIR
 VALUES = SANDBOX_DIR / "k8s-values.yaml"
 # keys of services.<name> in the agent-env chart's values.schema.json (inspect-k8s-sandbox 0.14; additionalProperties
 # is false there, so an unknown key fails `helm install`)
-SERVICE_KEYS = {"networks", "runtimeClassName", "image", "imagePullPolicy", "additionalDnsRecords", "ports",
-                "dnsRecord", "command", "args", "workingDir", "readinessProbe", "livenessProbe", "env", "resources",
-                "securityContext", "volumeMounts", "volumes", "tolerations", "nodeSelector", "networkIsolated",
-                "initContainers"}
-TOP_KEYS = {"global", "allowDomains", "allowDomainsPorts", "allowEntities", "allowCIDR", "networks", "corednsImage",
-            "corednsCommand", "imagePullSecrets", "services", "volumes", "additionalResources", "annotations",
-            "labels", "automountServiceAccountToken", "serviceAccountName"}
+SERVICE_KEYS = {
+    "networks",
+    "runtimeClassName",
+    "image",
+    "imagePullPolicy",
+    "additionalDnsRecords",
+    "ports",
+    "dnsRecord",
+    "command",
+    "args",
+    "workingDir",
+    "readinessProbe",
+    "livenessProbe",
+    "env",
+    "resources",
+    "securityContext",
+    "volumeMounts",
+    "volumes",
+    "tolerations",
+    "nodeSelector",
+    "networkIsolated",
+    "initContainers",
+}
+TOP_KEYS = {
+    "global",
+    "allowDomains",
+    "allowDomainsPorts",
+    "allowEntities",
+    "allowCIDR",
+    "networks",
+    "corednsImage",
+    "corednsCommand",
+    "imagePullSecrets",
+    "services",
+    "volumes",
+    "additionalResources",
+    "annotations",
+    "labels",
+    "automountServiceAccountToken",
+    "serviceAccountName",
+}
 
 
 def _mebibytes(quantity: str) -> int:
@@ -74,6 +108,9 @@ def test_values_validate_against_the_chart_schema(values):
     spec = importlib.util.find_spec("k8s_sandbox")
     schema_file = Path(spec.origin).parent / "resources/helm/agent-env/values.schema.json"
     chart_defaults = yaml.safe_load((schema_file.parent / "values.yaml").read_text())
-    merged = {**chart_defaults, **values,
-              "services": {"default": {**chart_defaults["services"]["default"], **values["services"]["default"]}}}
+    merged = {
+        **chart_defaults,
+        **values,
+        "services": {"default": {**chart_defaults["services"]["default"], **values["services"]["default"]}},
+    }
     jsonschema.validate(merged, json.loads(schema_file.read_text()))

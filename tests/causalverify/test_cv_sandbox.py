@@ -11,8 +11,9 @@ import pytest
 from causalverify_inspect.sandbox import WORKDIR, ConfinedLimits, ConfinedSandboxEnvironment, bwrap_argv
 
 REPO = Path(__file__).resolve().parents[2]
-LIMITS = ConfinedLimits(cpu_seconds=10, memory_bytes=1024**3, processes=32, file_bytes=8 * 1024**2,
-                        output_bytes=64 * 1024)
+LIMITS = ConfinedLimits(
+    cpu_seconds=10, memory_bytes=1024**3, processes=32, file_bytes=8 * 1024**2, output_bytes=64 * 1024
+)
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ async def run_r(box, code: str, timeout: int = 20):
 def test_argv_confines_network_filesystem_and_limits(tmp_path):
     argv = bwrap_argv(tmp_path, WORKDIR, LIMITS, {})
     assert "--unshare-all" in argv and "--die-with-parent" in argv
-    assert ["--bind", str(tmp_path), str(WORKDIR)] == argv[argv.index("--bind"): argv.index("--bind") + 3]
+    assert ["--bind", str(tmp_path), str(WORKDIR)] == argv[argv.index("--bind") : argv.index("--bind") + 3]
     assert "--ro-bind" in argv and "/home" not in argv and str(REPO) not in argv
     assert f"--as={1024**3}" in argv and "--nproc=32" in argv and "--cpu=10" in argv
 
@@ -75,8 +76,10 @@ async def test_network_is_blocked_even_to_host_loopback(box):
 @pytest.mark.needs_bwrap
 async def test_writes_outside_the_work_dir_fail_and_host_is_unchanged(box, tmp_path):
     target = tmp_path / "pwned.txt"
-    code = (f'for (p in c("/usr/pwned.txt", "{target}", "{REPO}/pwned.txt")) '
-            'try(writeLines("x", p), silent = TRUE); writeLines("x", "/tmp/private.txt"); cat("done\\n")')
+    code = (
+        f'for (p in c("/usr/pwned.txt", "{target}", "{REPO}/pwned.txt")) '
+        'try(writeLines("x", p), silent = TRUE); writeLines("x", "/tmp/private.txt"); cat("done\\n")'
+    )
     result, _ = await run_r(box, code)
     assert result.success and "done" in result.stdout
     assert not target.exists() and not (REPO / "pwned.txt").exists() and not Path("/usr/pwned.txt").exists()
@@ -86,8 +89,10 @@ async def test_writes_outside_the_work_dir_fail_and_host_is_unchanged(box, tmp_p
 @pytest.mark.needs_r
 @pytest.mark.needs_bwrap
 async def test_host_home_and_repository_are_invisible(box):
-    code = (f'cat(file.exists("{REPO}/pyproject.toml"), file.exists("{Path.home()}"), '
-            'length(list.files("/root")), file.exists("/etc/passwd"), "\\n")')
+    code = (
+        f'cat(file.exists("{REPO}/pyproject.toml"), file.exists("{Path.home()}"), '
+        'length(list.files("/root")), file.exists("/etc/passwd"), "\\n")'
+    )
     result, _ = await run_r(box, code)
     assert result.success
     assert result.stdout.split() == ["FALSE", "FALSE", "0", "FALSE"]
@@ -156,7 +161,7 @@ def _cmdline(pid: str) -> str:
 @pytest.mark.needs_r
 @pytest.mark.needs_bwrap
 async def test_non_utf8_output_is_decoded_with_replacement(box):
-    result, _ = await run_r(box, 'cat(rawToChar(as.raw(c(0x45, 0xff, 0xfe, 0x0a))))')
+    result, _ = await run_r(box, "cat(rawToChar(as.raw(c(0x45, 0xff, 0xfe, 0x0a))))")
     assert result.success and result.stdout.startswith("E\ufffd")
 
 

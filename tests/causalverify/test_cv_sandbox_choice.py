@@ -11,8 +11,14 @@ import yaml
 
 from causal_suite.errors import SuiteInputError
 from causalverify_inspect.sandbox import choice, docker
-from causalverify_inspect.sandbox.docker import (DEBIAN_R_PACKAGES, DOCKER_R_PACKAGES, IMAGES, R_PACKAGES_FULL,
-                                                 R_PACKAGES_UPSTREAM, SANDBOX_DIR)
+from causalverify_inspect.sandbox.docker import (
+    DEBIAN_R_PACKAGES,
+    DOCKER_R_PACKAGES,
+    IMAGES,
+    R_PACKAGES_FULL,
+    R_PACKAGES_UPSTREAM,
+    SANDBOX_DIR,
+)
 from causalverify_inspect.sandbox.limits import ConfinedLimits
 
 COMPOSE_FILES = ["compose.yaml", "compose.upstream.yaml", "compose.debian.yaml"]
@@ -46,8 +52,8 @@ def test_compose_files_share_one_security_block_matching_the_confined_limits():
 
 def _r_vector(text: str, marker: str) -> list[str]:
     """The names in the first ``c("a", "b", ...)`` after ``marker``."""
-    after = text[text.index(marker):]
-    return re.findall(r'"([\w.]+)"', after[after.index("c("):after.index(")")])
+    after = text[text.index(marker) :]
+    return re.findall(r'"([\w.]+)"', after[after.index("c(") : after.index(")")])
 
 
 def test_image_package_lists_match_the_dockerfiles():
@@ -65,8 +71,9 @@ def test_image_package_lists_match_the_dockerfiles():
 class FakeDocker:
     """Scripted answers of the docker CLI: engine version (None: no engine), compose version, present images."""
 
-    def __init__(self, server: str | None = "26.1.5", compose: str | None = "2.40.3", images=(), registry=False,
-                 cli=True):
+    def __init__(
+        self, server: str | None = "26.1.5", compose: str | None = "2.40.3", images=(), registry=False, cli=True
+    ):
         self.server, self.compose, self.images, self.registry, self.cli = server, compose, set(images), registry, cli
 
     def __call__(self, argv, timeout=None):
@@ -114,8 +121,12 @@ def test_auto_without_engine_runs_confined_and_names_what_it_lacks(fake, capsys)
 def test_auto_prefers_a_present_image_and_records_it(fake):
     fake(images={DEBIAN.image})
     chosen = choice.choose_sandbox("auto")
-    assert (chosen.sandbox, chosen.image, chosen.engine, chosen.requested) == ("docker-debian", DEBIAN.image,
-                                                                            "26.1.5", "auto")
+    assert (chosen.sandbox, chosen.image, chosen.engine, chosen.requested) == (
+        "docker-debian",
+        DEBIAN.image,
+        "26.1.5",
+        "auto",
+    )
     assert "build" not in yaml.safe_load(open(chosen.compose))["services"]["default"]  # present: no rebuild
     assert chosen.spec(60).type == "docker" and chosen.metadata()["lacks"] == DEBIAN.lacks()
     fake(images={DEBIAN.image, CRAN.image})
@@ -133,13 +144,16 @@ def test_auto_with_upstream_profile_uses_only_the_upstream_image(fake):
     assert choice.choose_sandbox("auto", "upstream").profile == "upstream"
 
 
-@pytest.mark.parametrize("case, kwargs, needle", [
-    ("no engine", dict(server=None), "no Docker engine answers"),
-    ("no docker command", dict(cli=False), "no docker command"),
-    ("engine too old", dict(server="20.10.24+dfsg1"), "20.10.24+dfsg1, older than the 24.0.6"),
-    ("no compose", dict(compose=None), "Docker Compose v2 >= 2.21.0"),
-    ("no image, offline", dict(), "cannot be built offline"),
-])
+@pytest.mark.parametrize(
+    "case, kwargs, needle",
+    [
+        ("no engine", dict(server=None), "no Docker engine answers"),
+        ("no docker command", dict(cli=False), "no docker command"),
+        ("engine too old", dict(server="20.10.24+dfsg1"), "20.10.24+dfsg1, older than the 24.0.6"),
+        ("no compose", dict(compose=None), "Docker Compose v2 >= 2.21.0"),
+        ("no image, offline", dict(), "cannot be built offline"),
+    ],
+)
 def test_explicit_docker_fails_with_one_sentence_when_impossible(fake, case, kwargs, needle):
     fake(**kwargs)
     with pytest.raises(SuiteInputError) as err:

@@ -14,16 +14,24 @@ from causalverify_inspect.sandbox.confine import Capture
 from causalverify_inspect.sandbox.limits import CGROUP_PREFIX, SampleCgroup
 
 CANARIES = {"OPENAI_API_KEY": "sk-canary-0penai-93f1c2", "ANTHROPIC_API_KEY": "sk-ant-canary-7d2e4b"}
-SMALL = dict(cpu_seconds=20, memory_bytes=768 * 1024**2, processes=48, file_bytes=16 * 1024**2,
-             output_bytes=64 * 1024, tmp_bytes=32 * 1024**2, shm_bytes=16 * 1024**2,
-             workdir_bytes=48 * 1024**2, workdir_files=500)
+SMALL = dict(
+    cpu_seconds=20,
+    memory_bytes=768 * 1024**2,
+    processes=48,
+    file_bytes=16 * 1024**2,
+    output_bytes=64 * 1024,
+    tmp_bytes=32 * 1024**2,
+    shm_bytes=16 * 1024**2,
+    workdir_bytes=48 * 1024**2,
+    workdir_files=500,
+)
 needs_sandbox = [pytest.mark.needs_r, pytest.mark.needs_bwrap]
 MODES = ["auto", "watch"]
 
 LEAK_R = {
     "Sys.getenv": "print(Sys.getenv())",
     "environ of every pid": 'for (f in Sys.glob("/proc/[0-9]*/environ")) try(print(readBin(f, "raw", 1e5)))\n'
-                            'for (f in Sys.glob("/proc/[0-9]*/environ")) try(cat(rawToChar(readBin(f, "raw", 1e5))))',
+    'for (f in Sys.glob("/proc/[0-9]*/environ")) try(cat(rawToChar(readBin(f, "raw", 1e5))))',
 }
 LEAK_SH = {
     "memory of every pid": r"""for p in /proc/[0-9]*; do grep -E '\[(stack|heap)\]' $p/maps 2>/dev/null |
@@ -33,7 +41,7 @@ LEAK_SH = {
     "ps e": "ps axeww 2>&1; ls -la /proc 2>&1",
     "shell env": "env; cat /proc/self/environ /proc/1/environ /proc/*/environ 2>/dev/null | tr '\\0' '\\n'",
     "ptrace pid 1": "timeout 3 strace -f -p 1 2>&1 | head -5; timeout 5 gdb -p 1 -batch -ex 'info proc' 2>&1 | head;"
-                    "echo attempted ptrace",
+    "echo attempted ptrace",
 }
 
 
@@ -74,8 +82,11 @@ async def test_no_program_can_print_the_host_api_keys(auto_box, monkeypatch, nam
 @pytest.mark.needs_r
 @pytest.mark.needs_bwrap
 async def test_the_sandbox_sees_only_its_own_processes(auto_box):
-    result = await run_r(auto_box, 'cat(sort(as.integer(dir("/proc", pattern = "^[0-9]+$"))), "\\n")\n'
-                                   'cat(readLines("/proc/1/cmdline", warn = FALSE), "\\n")')
+    result = await run_r(
+        auto_box,
+        'cat(sort(as.integer(dir("/proc", pattern = "^[0-9]+$"))), "\\n")\n'
+        'cat(readLines("/proc/1/cmdline", warn = FALSE), "\\n")',
+    )
     pids = result.stdout.split("\n")[0].split()
     assert pids[0] == "1" and len(pids) <= 3, result.stdout  # R itself as pid 1, maybe its readers
     assert "bwrap" not in result.stdout and "python" not in result.stdout
@@ -97,8 +108,10 @@ async def test_forked_workers_share_one_memory_limit(box):
 @pytest.mark.needs_bwrap
 @pytest.mark.parametrize("mount", ["/tmp", "/dev/shm"])
 async def test_tmp_and_shm_are_size_capped(auto_box, mount):
-    code = (f'for (i in 1:12) try(writeBin(raw(8e6), paste0("{mount}/f", i)), silent = TRUE)\n'
-            f'cat(sum(file.size(Sys.glob("{mount}/f*"))), "\\n")')
+    code = (
+        f'for (i in 1:12) try(writeBin(raw(8e6), paste0("{mount}/f", i)), silent = TRUE)\n'
+        f'cat(sum(file.size(Sys.glob("{mount}/f*"))), "\\n")'
+    )
     result = await run_r(auto_box, code)
     written = int(result.stdout.split()[0])
     cap = SMALL["tmp_bytes"] if mount == "/tmp" else SMALL["shm_bytes"]
@@ -149,8 +162,10 @@ async def test_cancelled_command_leaves_no_process(auto_box):
 @pytest.mark.needs_bwrap
 async def test_deep_nesting_is_cleaned_up_without_error():
     env = ConfinedSandboxEnvironment(ConfinedLimits(**SMALL))
-    await run_r(env, 'for (i in 1:2100) { dir.create("d"); setwd("d") }; file.create("leaf"); Sys.chmod(".", "000")\n'
-                     'cat("deep\\n")')
+    await run_r(
+        env,
+        'for (i in 1:2100) { dir.create("d"); setwd("d") }; file.create("leaf"); Sys.chmod(".", "000")\ncat("deep\\n")',
+    )
     workdir = env.workdir
     env.close()
     assert not workdir.exists()
@@ -236,11 +251,17 @@ def test_the_eval_log_never_holds_the_host_api_keys(monkeypatch, scripted, tmp_p
 
     for key, value in CANARIES.items():
         monkeypatch.setenv(key, value)
-    spy = ('print(Sys.getenv()); system("cat /proc/1/environ /proc/*/environ | tr \'\\\\0\' \'\\\\n\'; ps axeww")\n'
-           'cat("Estimate: 0.1\\n")')
+    spy = (
+        "print(Sys.getenv()); system(\"cat /proc/1/environ /proc/*/environ | tr '\\\\0' '\\\\n'; ps axeww\")\n"
+        'cat("Estimate: 0.1\\n")'
+    )
     reply = f"## 1. Identification strategy\nDID.\n\n## 2. R code\n```r\n{spy}\n```\n"
-    log = eval(exp_b(ids="did_easy_01", sandbox="confined", timeout=20), model=scripted(reply), display="none",
-               log_dir=str(tmp_path))[0]
+    log = eval(
+        exp_b(ids="did_easy_01", sandbox="confined", timeout=20),
+        model=scripted(reply),
+        display="none",
+        log_dir=str(tmp_path),
+    )[0]
     assert log.status == "success"
     run = log.samples[0].store["cv_run"]
     assert "R_HOME" in run["stdout"] and run["exit_code"] == 0  # the spy ran and its output was logged

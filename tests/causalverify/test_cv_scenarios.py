@@ -26,12 +26,18 @@ def _rdd_csv(path: Path, n: int = 200) -> None:
 
 def _record(**over) -> dict:
     rec = dict(
-        scenario_id="rdd_easy_01", family="RDD", difficulty="easy", title="Admission and scores",
+        scenario_id="rdd_easy_01",
+        family="RDD",
+        difficulty="easy",
+        title="Admission and scores",
         research_question="Does admission change scores?",
         data_description="Columns: `running_var` (score), `treated` (1 when `running_var` is at or above 70), `y`.",
-        data_file="data/rdd_easy_01.csv", true_effect=4.0, direction="positive",
+        data_file="data/rdd_easy_01.csv",
+        true_effect=4.0,
+        direction="positive",
         canonical={"estimate": 4.1, "se": 0.2, "n": 120, "spec": "local linear"},
-        ground_truth={"conclusion_direction": "positive"}, design={"cutoff": 70, "treated_side": "above"},
+        ground_truth={"conclusion_direction": "positive"},
+        design={"cutoff": 70, "treated_side": "above"},
     )
     rec.update(over)
     return rec
@@ -52,12 +58,15 @@ def test_loads_our_folder_layout(tmp_path):
     assert load_scenarios(tmp_path / "scenarios.json")[0] == s  # the records file itself is accepted
 
 
-@pytest.mark.parametrize("over,match", [
-    ({"family": "PSM"}, r"record rdd_easy_01: field 'family' is 'PSM'"),
-    ({"true_effect": "big"}, r"record rdd_easy_01: field 'true_effect' should be"),
-    ({"direction": "up"}, r"field 'direction' is 'up'"),
-    ({"canonical": {"estimate": 1.0, "se": 0.1, "n": 5}}, r"canonical: field 'spec' is missing"),
-])
+@pytest.mark.parametrize(
+    "over,match",
+    [
+        ({"family": "PSM"}, r"record rdd_easy_01: field 'family' is 'PSM'"),
+        ({"true_effect": "big"}, r"record rdd_easy_01: field 'true_effect' should be"),
+        ({"direction": "up"}, r"field 'direction' is 'up'"),
+        ({"canonical": {"estimate": 1.0, "se": 0.1, "n": 5}}, r"canonical: field 'spec' is missing"),
+    ],
+)
 def test_bad_record_names_file_record_and_field(tmp_path, over, match):
     root = _ours(tmp_path, [_record(**over)])
     with pytest.raises(SuiteInputError, match=match) as err:
@@ -74,12 +83,15 @@ def test_missing_field_and_duplicate_ids(tmp_path):
         load_scenarios(_ours(tmp_path, [_record(), _record()]))
 
 
-@pytest.mark.parametrize("content,match", [
-    ("", "is empty"),
-    ("running_var,treated,y\n", "no rows"),
-    ("running_var,y\n1.0,2.0\n", r"lacks the RDD column\(s\) \['treated'\]"),
-    ("running_var,treated,y\n1.0,1,high\n", r"non-numeric column\(s\) \['y'\]"),
-])
+@pytest.mark.parametrize(
+    "content,match",
+    [
+        ("", "is empty"),
+        ("running_var,treated,y\n", "no rows"),
+        ("running_var,y\n1.0,2.0\n", r"lacks the RDD column\(s\) \['treated'\]"),
+        ("running_var,treated,y\n1.0,1,high\n", r"non-numeric column\(s\) \['y'\]"),
+    ],
+)
 def test_bad_csv_names_scenario_and_problem(tmp_path, content, match):
     (s,) = load_scenarios(_ours(tmp_path, [_record()]))
     s.data_path.write_text(content)
@@ -130,8 +142,12 @@ def test_upstream_layout_with_and_without_stored_canonicals(shared_dir, tmp_path
     for a, b in zip(stored, computed):
         assert round(b.canonical.estimate, 6) == a.canonical.estimate
     assert stored[0].design["first_post_period"] == 5  # upstream's s01-s10 post starts at period 5
-    assert stored[1].design == {"columns": ["running_var", "treated", "y", "near_cutoff"], "cutoff": 0.5,
-                                "treated_side": "above", "bandwidth": 0.3}
+    assert stored[1].design == {
+        "columns": ["running_var", "treated", "y", "near_cutoff"],
+        "cutoff": 0.5,
+        "treated_side": "above",
+        "bandwidth": 0.3,
+    }
 
 
 @pytest.mark.shared_data

@@ -52,8 +52,12 @@ def test_wrong_treatment_timing_in_text_or_data(builtin):
     shifted = data.assign(post=(data.period >= 7).astype(int))
     shifted = shifted.assign(treat_x_post=shifted.post * shifted.treated)
     assert [f.detail for f in audit_scenario(s, shifted)] == ["text says treatment starts in period 6, data: period 7"]
-    silent = _edit(_edit(s, "data_description", "at the start of period 6", "at some point"),
-                   "data_description", "from period 6 onward", "afterwards")
+    silent = _edit(
+        _edit(s, "data_description", "at the start of period 6", "at some point"),
+        "data_description",
+        "from period 6 onward",
+        "afterwards",
+    )
     assert [f.detail for f in audit_scenario(silent)] == ["text does not say when treatment starts (data: period 6)"]
 
 
@@ -68,10 +72,15 @@ def test_wrong_cutoff_side(builtin, sid):
 def test_wrong_or_missing_cutoff_value(builtin):
     s = builtin["rdd_easy_01"]  # age 65
     assert _checks(_edit(s, "data_description", "at or above 65", "at or above 66")) == {"cutoff": 1}
-    bare = dataclasses.replace(s, research_question="Does insurance change visits?",
-                               data_description="Columns: `running_var` (age), `treated` (insured), `y` (visits).")
+    bare = dataclasses.replace(
+        s,
+        research_question="Does insurance change visits?",
+        data_description="Columns: `running_var` (age), `treated` (insured), `y` (visits).",
+    )
     assert sorted(f.detail for f in audit_scenario(bare)) == [
-        "text does not state the cutoff value", "text does not state which side of the cutoff is treated"]
+        "text does not state the cutoff value",
+        "text does not state which side of the cutoff is treated",
+    ]
 
 
 def test_instrument_type(builtin):
@@ -85,9 +94,15 @@ def test_instrument_type(builtin):
 
 def test_event_study_scale_and_window(builtin):
     s = builtin["es_easy_01"]
-    assert _checks(s.__class__(**{**s.__dict__, "research_question": "How did prices react?",
-                                  "data_description": s.data_description.replace("daily abnormal", "abnormal")}))\
-        == {"effect_scale": 1}
+    assert _checks(
+        s.__class__(
+            **{
+                **s.__dict__,
+                "research_question": "How did prices react?",
+                "data_description": s.data_description.replace("daily abnormal", "abnormal"),
+            }
+        )
+    ) == {"effect_scale": 1}
     assert _checks(_edit(s, "data_description", "days 0 to +10", "days 0 to +15")) == {"event_window": 1}
 
 
@@ -95,8 +110,11 @@ def test_flipped_signs(builtin):
     s = builtin["did_easy_01"]
     assert s.true_effect > 0
     assert _checks(dataclasses.replace(s, direction="negative")) == {"sign": 1}
-    flipped_gt = {**s.ground_truth, "conclusion_direction": "negative",
-                  "conclusion_detail": s.ground_truth["conclusion_detail"].replace("raises", "lowers")}
+    flipped_gt = {
+        **s.ground_truth,
+        "conclusion_direction": "negative",
+        "conclusion_detail": s.ground_truth["conclusion_detail"].replace("raises", "lowers"),
+    }
     assert _checks(dataclasses.replace(s, ground_truth=flipped_gt)) == {"sign": 2}
     c = s.canonical
     wrong_canonical = dataclasses.replace(s, canonical=CanonicalEstimate(-c.estimate, c.se, c.n, c.spec))
@@ -130,8 +148,10 @@ def test_upstream_known_defects_are_found(shared_dir):
     by_check: dict[str, set] = {}
     for f in findings:
         by_check.setdefault(f.check, set()).add(f.scenario_id)
-    print(f"upstream audit: {len(findings)} findings in {len({f.scenario_id for f in findings})} scenarios: "
-          + ", ".join(f"{k} {len(v)}" for k, v in sorted(by_check.items())))
+    print(
+        f"upstream audit: {len(findings)} findings in {len({f.scenario_id for f in findings})} scenarios: "
+        + ", ".join(f"{k} {len(v)}" for k, v in sorted(by_check.items()))
+    )
     assert {"s09", "s10", "s17", "s18"} <= by_check["missing_column"]  # size_group, treat_x_announce, ...
     assert {"s01", "s02", "s03"} <= by_check["timing"]  # text: period 4, data: period 5
     assert {"s27", "s85", "s100"} <= by_check["cutoff"]  # s27 treated 'below'; s85+ state no 0.5 cutoff

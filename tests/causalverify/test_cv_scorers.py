@@ -8,20 +8,35 @@ from inspect_ai.scorer import SampleScore, Score, Target
 from inspect_ai.solver import TaskState
 
 from causalverify_inspect import scorers
-from causalverify_inspect.scorers import (calibration_summary, classify_miss, conditional_pass, exp_b_scorer,
-                                          extractor_excerpt, failure_taxonomy, relative_error)
+from causalverify_inspect.scorers import (
+    calibration_summary,
+    classify_miss,
+    conditional_pass,
+    exp_b_scorer,
+    extractor_excerpt,
+    failure_taxonomy,
+    relative_error,
+)
 from causalverify_inspect.packages import environment_package, loaded_packages
 from causalverify_inspect.solvers import CONFIDENCE_KEY, RUN_KEY
 
 
-def make_state(run: dict | None, family="DID", canonical=-0.2, completion="## 2. R code\n```r\nx <- 1\n```",
-               confidence=None) -> TaskState:
-    state = TaskState(model=ModelName("mockllm/model"), sample_id="s1", epoch=1, input="prompt", messages=[],
-                      output=ModelOutput.from_content(model="mockllm/model", content=completion),
-                      metadata={"family": family, "canonical": canonical, "data_path": None})
+def make_state(
+    run: dict | None, family="DID", canonical=-0.2, completion="## 2. R code\n```r\nx <- 1\n```", confidence=None
+) -> TaskState:
+    state = TaskState(
+        model=ModelName("mockllm/model"),
+        sample_id="s1",
+        epoch=1,
+        input="prompt",
+        messages=[],
+        output=ModelOutput.from_content(model="mockllm/model", content=completion),
+        metadata={"family": family, "canonical": canonical, "data_path": None},
+    )
     if run is not None:
-        state.store.set(RUN_KEY, {"code": "x <- 1", "exit_code": 0, "timed_out": False, "stdout": "", "stderr": "",
-                                  **run})
+        state.store.set(
+            RUN_KEY, {"code": "x <- 1", "exit_code": 0, "timed_out": False, "stdout": "", "stderr": "", **run}
+        )
     if confidence is not None:
         state.store.set(CONFIDENCE_KEY, confidence)
     return state
@@ -84,28 +99,34 @@ async def test_a_printed_load_error_alone_is_not_environment():
     assert result.value["environment"] == 0 and result.value["fail_execution_failure"] == 1
 
 
-@pytest.mark.parametrize("stderr, missing, expected", [
-    ('Error in install.packages("rdrobust", repos = "x") :\n', ["rdrobust"], "rdrobust"),
-    ("there is no package called 'quantmod'", ["rdrobust"], None),  # not a package of the image
-    ('Error in feols(y ~ d, data) : could not find function "feols"', ["fixest"], "fixest"),
-    ('Error in d %>% mutate(x = 1) : could not find function "%>%"', ["rdrobust", "plm"], None),
-    ("there is no package called \u2018plm\u2019", ["rdrobust", "plm"], "plm"),
-    ("package \u2018rdd\u2019 is not available for this version of R", ["rdd"], "rdd"),
-    ("Error: object 'x' not found", ["fixest"], None),
-])
+@pytest.mark.parametrize(
+    "stderr, missing, expected",
+    [
+        ('Error in install.packages("rdrobust", repos = "x") :\n', ["rdrobust"], "rdrobust"),
+        ("there is no package called 'quantmod'", ["rdrobust"], None),  # not a package of the image
+        ('Error in feols(y ~ d, data) : could not find function "feols"', ["fixest"], "fixest"),
+        ('Error in d %>% mutate(x = 1) : could not find function "%>%"', ["rdrobust", "plm"], None),
+        ("there is no package called \u2018plm\u2019", ["rdrobust", "plm"], "plm"),
+        ("package \u2018rdd\u2019 is not available for this version of R", ["rdd"], "rdd"),
+        ("Error: object 'x' not found", ["fixest"], None),
+    ],
+)
 def test_environment_package_needs_both_the_sandbox_check_and_the_error(stderr, missing, expected):
     assert environment_package(stderr, missing) == expected
 
 
-@pytest.mark.parametrize("code, expected", [
-    ("library(fixest)\nrequire('rdrobust', quietly = TRUE)", ["fixest", "rdrobust"]),
-    ('requireNamespace("rddensity", quietly = TRUE); x <- plm::plm(y ~ x, d)', ["plm", "rddensity"]),
-    ('pacman::p_load(fixest, data.table, char = NULL)', ["data.table", "fixest"]),
-    ('install.packages(c("stargazer", "rdd"), repos = "x")', ["rdd", "stargazer"]),
-    ('pk <- c("fixest", "quantmod"); invisible(lapply(pk, library, character.only = TRUE))', ["fixest"]),
-    ("x <- stats::lm(y ~ d); library(AER, warn.conflicts = FALSE)", ["AER"]),
-    ('cat("no packages here: 1 + 1 = 2\n")', []),
-])
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        ("library(fixest)\nrequire('rdrobust', quietly = TRUE)", ["fixest", "rdrobust"]),
+        ('requireNamespace("rddensity", quietly = TRUE); x <- plm::plm(y ~ x, d)', ["plm", "rddensity"]),
+        ("pacman::p_load(fixest, data.table, char = NULL)", ["data.table", "fixest"]),
+        ('install.packages(c("stargazer", "rdd"), repos = "x")', ["rdd", "stargazer"]),
+        ('pk <- c("fixest", "quantmod"); invisible(lapply(pk, library, character.only = TRUE))', ["fixest"]),
+        ("x <- stats::lm(y ~ d); library(AER, warn.conflicts = FALSE)", ["AER"]),
+        ('cat("no packages here: 1 + 1 = 2\n")', []),
+    ],
+)
 def test_loaded_packages(code, expected):
     assert loaded_packages(code) == expected
 
@@ -216,8 +237,11 @@ def sample_score(value: dict, family="DID") -> SampleScore:
 
 def test_conditional_pass_and_taxonomy_metrics():
     base = {f"fail_{f}": 0.0 for f in scorers.FAILURES}
-    rows = [{**base, "L2b": 1.0, "L2b_plus": 1.0}, {**base, "L2b": 1.0, "L2b_plus": 0.0, "fail_other": 1.0},
-            {**base, "L2b": 0.0, "L2b_plus": 0.0, "fail_execution_failure": 1.0}]
+    rows = [
+        {**base, "L2b": 1.0, "L2b_plus": 1.0},
+        {**base, "L2b": 1.0, "L2b_plus": 0.0, "fail_other": 1.0},
+        {**base, "L2b": 0.0, "L2b_plus": 0.0, "fail_execution_failure": 1.0},
+    ]
     scores = [sample_score(r) for r in rows]
     assert conditional_pass()(scores) == pytest.approx(0.5)
     taxonomy = failure_taxonomy()(scores)
@@ -261,8 +285,15 @@ def test_method_and_direction_detection():
 
 async def test_exp_a_scorer_labels_and_unscoreable():
     def state(meta):
-        return TaskState(model=ModelName("mockllm/model"), sample_id="p", epoch=1, input="x", messages=[],
-                         output=ModelOutput.from_content(model="mockllm/model", content=PLAN), metadata=meta)
+        return TaskState(
+            model=ModelName("mockllm/model"),
+            sample_id="p",
+            epoch=1,
+            input="x",
+            messages=[],
+            output=ModelOutput.from_content(model="mockllm/model", content=PLAN),
+            metadata=meta,
+        )
 
     both = await exp_a_scorer()(state({"method": "RDD", "direction": "negative"}), Target(""))
     assert both.value == {"L3": 1.0, "L4": 0.0}
@@ -273,8 +304,11 @@ async def test_exp_a_scorer_labels_and_unscoreable():
 
 
 async def test_failed_install_of_a_docker_package_the_sandbox_lacks_is_environment():
-    run = {"exit_code": 1, "stderr": "Error in install.packages(pkg) : unable to install packages\n",
-           "missing_packages": ["rdrobust"]}
+    run = {
+        "exit_code": 1,
+        "stderr": "Error in install.packages(pkg) : unable to install packages\n",
+        "missing_packages": ["rdrobust"],
+    }
     result = await score(make_state(run))
     assert result.value["fail_environment"] == 1 and "rdrobust" in result.explanation
     other = await score(make_state({**run, "stderr": "Error: object 'x' not found\n"}))

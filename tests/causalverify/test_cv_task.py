@@ -15,13 +15,13 @@ from causalverify_inspect.task import exp_b
 # Our reference solutions (one per family): the canonical specification written in base R / AER.
 REFERENCE_R = {
     "DID": 'd <- read.csv("data/did.csv")\nm <- lm(y ~ treat_x_post + factor(unit_id) + factor(period), data = d)\n'
-           'cat("Estimate:", coef(m)[["treat_x_post"]], "\\n")',
+    'cat("Estimate:", coef(m)[["treat_x_post"]], "\\n")',
     "EVENT_STUDY": 'd <- read.csv("data/es.csv")\nd$post_event <- as.numeric(d$event_day >= 0)\n'
-                   'm <- lm(ret ~ mkt_ret + post_event, data = d)\ncat("Estimate:", coef(m)[["post_event"]], "\\n")',
+    'm <- lm(ret ~ mkt_ret + post_event, data = d)\ncat("Estimate:", coef(m)[["post_event"]], "\\n")',
     "IV": 'library(AER)\nd <- read.csv("data/iv.csv")\nm <- ivreg(y ~ x + controls | z + controls, data = d)\n'
-          'print(summary(m))',
+    "print(summary(m))",
     "RDD": 'd <- read.csv("data/rdd.csv")\ns <- subset(d, abs(running_var - 0.5) <= 0.3)\ns$r <- s$running_var - 0.5\n'
-           'm <- lm(y ~ treated * r, data = s)\ncat("RD estimate:", coef(m)[["treated"]], "\\n")',
+    'm <- lm(y ~ treated * r, data = s)\ncat("RD estimate:", coef(m)[["treated"]], "\\n")',
 }
 FILES = {"DID": "data/did.csv", "EVENT_STUDY": "data/es.csv", "IV": "data/iv.csv", "RDD": "data/rdd.csv"}
 
@@ -32,14 +32,23 @@ def _data(family: str, rng: np.random.Generator) -> pd.DataFrame:
         unit, period = unit.ravel(), period.ravel()
         treated, post = (unit < 15).astype(int), (period >= 4).astype(int)
         y = 0.5 * treated + 0.3 * post + 0.4 * treated * post + rng.normal(0, 0.3, unit.size)
-        return pd.DataFrame({"unit_id": unit, "period": period, "treated": treated, "post": post,
-                             "treat_x_post": treated * post, "y": y.round(4)})
+        return pd.DataFrame(
+            {
+                "unit_id": unit,
+                "period": period,
+                "treated": treated,
+                "post": post,
+                "treat_x_post": treated * post,
+                "y": y.round(4),
+            }
+        )
     if family == "EVENT_STUDY":
         stock, day = np.meshgrid(np.arange(12), np.arange(-10, 11), indexing="ij")
         mkt = rng.normal(0.0003, 0.01, stock.size)
         ret = 1.1 * mkt - 0.02 * (day.ravel() >= 0) + rng.normal(0, 0.01, stock.size)
-        return pd.DataFrame({"stock_id": stock.ravel(), "event_day": day.ravel(), "ret": ret.round(6),
-                             "mkt_ret": mkt.round(6)})
+        return pd.DataFrame(
+            {"stock_id": stock.ravel(), "event_day": day.ravel(), "ret": ret.round(6), "mkt_ret": mkt.round(6)}
+        )
     if family == "IV":
         z, u = rng.integers(0, 2, 300), rng.normal(size=300)
         x = 0.8 * z + 0.5 * u + rng.normal(0, 0.3, 300)
@@ -47,8 +56,13 @@ def _data(family: str, rng: np.random.Generator) -> pd.DataFrame:
         return pd.DataFrame({"y": y.round(4), "x": x.round(4), "z": z, "controls": rng.normal(size=300).round(4)})
     r = rng.uniform(0, 1, 400)
     treated = (r >= 0.5).astype(int)
-    return pd.DataFrame({"running_var": r.round(4), "treated": treated,
-                         "y": (0.3 * r + 0.25 * treated + rng.normal(0, 0.1, 400)).round(4)})
+    return pd.DataFrame(
+        {
+            "running_var": r.round(4),
+            "treated": treated,
+            "y": (0.3 * r + 0.25 * treated + rng.normal(0, 0.1, 400)).round(4),
+        }
+    )
 
 
 @pytest.fixture
@@ -62,19 +76,31 @@ def scenario_dir(tmp_path):
         data.to_csv(tmp_path / data_file, index=False)
         design = {"cutoff": 0.5, "bandwidth": 0.3, "treated_side": "above"} if family == "RDD" else {}
         canon = canonical_estimate(data, family, design)
-        records.append({
-            "scenario_id": f"t{i + 1}", "family": family, "difficulty": "easy", "title": f"{family} test",
-            "research_question": f"What is the effect? ({family})", "data_description": f"columns {list(data.columns)}",
-            "data_file": data_file, "true_effect": canon.estimate,
-            "direction": "positive" if canon.estimate > 0 else "negative",
-            "canonical": canon.to_dict(), "ground_truth": {}, "design": design})
+        records.append(
+            {
+                "scenario_id": f"t{i + 1}",
+                "family": family,
+                "difficulty": "easy",
+                "title": f"{family} test",
+                "research_question": f"What is the effect? ({family})",
+                "data_description": f"columns {list(data.columns)}",
+                "data_file": data_file,
+                "true_effect": canon.estimate,
+                "direction": "positive" if canon.estimate > 0 else "negative",
+                "canonical": canon.to_dict(),
+                "ground_truth": {},
+                "design": design,
+            }
+        )
     (tmp_path / "scenarios.json").write_text(json.dumps({"generator": "test", "seed": 7, "scenarios": records}))
     return tmp_path
 
 
 def answer(code: str) -> str:
-    return (f"## 1. Identification strategy\nThe design fits.\n\n## 2. R code\n```r\n{code}\n```\n\n"
-            "## 3. Expected findings\nPositive.")
+    return (
+        f"## 1. Identification strategy\nThe design fits.\n\n## 2. R code\n```r\n{code}\n```\n\n"
+        "## 3. Expected findings\nPositive."
+    )
 
 
 def by_file(replies: dict[str, str]):
@@ -89,8 +115,12 @@ def scores_by_id(log):
 @pytest.mark.needs_bwrap
 def test_reference_solutions_pass_l2b_plus_for_every_family(scenario_dir, scripted, tmp_path):
     model = scripted(by_file({f: answer(code) for f, code in REFERENCE_R.items()}))
-    log = eval(exp_b(scenarios=str(scenario_dir), sandbox="confined", timeout=30), model=model,
-               display="none", log_dir=str(tmp_path / "logs"))[0]
+    log = eval(
+        exp_b(scenarios=str(scenario_dir), sandbox="confined", timeout=30),
+        model=model,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )[0]
     assert log.status == "success"
     scores = scores_by_id(log)
     assert {sid: s.value["L2b_plus"] for sid, s in scores.items()} == {"t1": 1, "t2": 1, "t3": 1, "t4": 1}
@@ -108,14 +138,22 @@ def test_reference_solutions_pass_l2b_plus_for_every_family(scenario_dir, script
 @pytest.mark.needs_r
 @pytest.mark.needs_bwrap
 def test_hostile_samples_fail_with_reasons_and_others_score_normally(scenario_dir, scripted, tmp_path):
-    model = scripted(by_file({
-        "DID": answer("while (TRUE) {}"),
-        "EVENT_STUDY": answer('system("b(){ b | b & }; b", wait = TRUE)\nstop("bombed")'),
-        "IV": answer(REFERENCE_R["IV"]),
-        "RDD": "I would fit a local linear regression, but here is Python:\n```python\nprint(1)\n```",
-    }))
-    log = eval(exp_b(scenarios=str(scenario_dir), sandbox="confined", timeout=10), model=model,
-               display="none", log_dir=str(tmp_path / "logs"))[0]
+    model = scripted(
+        by_file(
+            {
+                "DID": answer("while (TRUE) {}"),
+                "EVENT_STUDY": answer('system("b(){ b | b & }; b", wait = TRUE)\nstop("bombed")'),
+                "IV": answer(REFERENCE_R["IV"]),
+                "RDD": "I would fit a local linear regression, but here is Python:\n```python\nprint(1)\n```",
+            }
+        )
+    )
+    log = eval(
+        exp_b(scenarios=str(scenario_dir), sandbox="confined", timeout=10),
+        model=model,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )[0]
     assert log.status == "success"
     scores = scores_by_id(log)
     assert scores["t1"].value["L2b"] == 0 and scores["t1"].explanation == "timed out"
@@ -132,8 +170,12 @@ def test_calibration_arm_records_confidences(scenario_dir, scripted, tmp_path):
             return '{"method": 0.9, "specification": 0.8, "estimate": 0.7}' if "data/did.csv" in prompt else "no idea"
         return answer(REFERENCE_R["DID"] if "data/did.csv" in prompt else 'cat("Estimate: 99\\n")')
 
-    log = eval(exp_b(scenarios=str(scenario_dir), ids="t1,t3", sandbox="confined", timeout=30, calibration=True),
-               model=scripted(reply), display="none", log_dir=str(tmp_path / "logs"))[0]
+    log = eval(
+        exp_b(scenarios=str(scenario_dir), ids="t1,t3", sandbox="confined", timeout=30, calibration=True),
+        model=scripted(reply),
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )[0]
     assert log.status == "success"
     scores = scores_by_id(log)
     assert scores["t1"].value["conf_estimate"] == 0.7 and scores["t1"].value["L2b_plus"] == 1
@@ -161,9 +203,19 @@ def test_bad_parameters_fail_with_one_sentence(scenario_dir, tmp_path):
 def test_replayed_upstream_responses_agree_with_published_scores(shared_dir, tmp_path):
     root = shared_dir / "data" / "causalverify"
     slug, ids = "moonshot-v1-128k", ["s02", "s12", "s19", "s26"]
-    log = eval(exp_b(scenarios=str(root), ids=ids, sandbox="confined", es_windows="cumulative",
-                     responses=str(root / "experiments/exp_b/outputs"), responses_model=slug),
-               model="mockllm/model", display="none", log_dir=str(tmp_path))[0]
+    log = eval(
+        exp_b(
+            scenarios=str(root),
+            ids=ids,
+            sandbox="confined",
+            es_windows="cumulative",
+            responses=str(root / "experiments/exp_b/outputs"),
+            responses_model=slug,
+        ),
+        model="mockllm/model",
+        display="none",
+        log_dir=str(tmp_path),
+    )[0]
     assert log.status == "success"
     assert agreeing_cells(log, root, slug) >= 3
 
@@ -190,13 +242,13 @@ def test_exp_a_with_scripted_model_on_builtin_contexts(scripted, tmp_path):
 
     plans = {
         "rent arrears": "## 1. Identification strategy\nDifference-in-differences with county and quarter fixed "
-                        "effects.\n## 6. Expected results\nA negative effect: arrears should decline.",
+        "effects.\n## 6. Expected results\nA negative effect: arrears should decline.",
         "fuel tax": "## 1. Identification strategy\nAn event study of abnormal returns.\n## 6. Expected results\n"
-                    "Negative: returns fall.",
+        "Negative: returns fall.",
         "bigger high school": "## 1. Identification strategy\nInstrumental variables: the lottery is an instrument "
-                              "for attendance (2SLS).\n## 6. Expected results\nNegative.",
+        "for attendance (2SLS).\n## 6. Expected results\nNegative.",
         "merit scholarship": "## 1. Identification strategy\nRegression discontinuity at the 700-point cutoff.\n"
-                             "## 6. Expected results\nPositive: completion should increase.",
+        "## 6. Expected results\nPositive: completion should increase.",
         "broadband": "## 1. Identification strategy\nAn event study.\n## 6. Expected results\nPositive increase.",
         "tax audits": "## 1. Identification strategy\nDifference-in-differences.\n## 6. Expected results\nPositive.",
     }
@@ -211,8 +263,18 @@ def test_exp_a_labels_file_overrides_and_bad_records(tmp_path):
     from causalverify_inspect.exp_a import exp_a_dataset
 
     contexts = tmp_path / "ctx.jsonl"
-    contexts.write_text(json.dumps({"paper_id": "p1", "research_question": "q", "data_description": "d",
-                                    "institutional_context": "c", "method": "DID"}) + "\n")
+    contexts.write_text(
+        json.dumps(
+            {
+                "paper_id": "p1",
+                "research_question": "q",
+                "data_description": "d",
+                "institutional_context": "c",
+                "method": "DID",
+            }
+        )
+        + "\n"
+    )
     labels = tmp_path / "labels.json"
     labels.write_text(json.dumps([{"paper_id": "p1", "new_method": "IV", "new_direction": "negative"}]))
     sample = exp_a_dataset(contexts, labels)[0]
@@ -226,8 +288,12 @@ def test_exp_a_labels_file_overrides_and_bad_records(tmp_path):
 @pytest.mark.needs_bwrap
 def test_missing_packages_are_looked_up_in_the_sandbox_after_a_failure(scenario_dir, scripted, tmp_path):
     code = 'pk <- c("surely_absent_pkg", "ggplot2", "fixest")\nlibrary(stats)\nstop("fail")'
-    log = eval(exp_b(scenarios=str(scenario_dir), ids="t1", sandbox="confined", timeout=20),
-               model=scripted(answer(code)), display="none", log_dir=str(tmp_path))[0]
+    log = eval(
+        exp_b(scenarios=str(scenario_dir), ids="t1", sandbox="confined", timeout=20),
+        model=scripted(answer(code)),
+        display="none",
+        log_dir=str(tmp_path),
+    )[0]
     run = log.samples[0].store["cv_run"]
     assert run["exit_code"] == 1
     import shutil

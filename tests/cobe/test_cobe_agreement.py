@@ -99,6 +99,7 @@ def test_real_items_convert_and_agreement_with_their_verdicts(shared_dir, script
     assert main([log.location, str(labels)]) == 0
     printed = capsys.readouterr().out
     assert "TP 7  FP 0  FN 0  TN 1" in printed and "Cohen's kappa 1.000" in printed
-    failure_rates = {k: m.value for k, m in log.results.scores[0].metrics.items() if k in ("E0_failure", "E1_failure",
-                                                                                          "E2_failure")}
+    failure_rates = {
+        k: m.value for k, m in log.results.scores[0].metrics.items() if k in ("E0_failure", "E1_failure", "E2_failure")
+    }
     assert failure_rates == pytest.approx({"E0_failure": 1 / 8, "E1_failure": 3 / 8, "E2_failure": 3 / 8})

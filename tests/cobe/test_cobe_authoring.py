@@ -49,17 +49,20 @@ def test_builtin_tags_name_numeric_and_latent_checks():
     assert len(numeric) >= 6 and {r.graph_type for r in records if r.scenario_id in latent} == {"correlated"}
 
 
-@pytest.mark.parametrize(("graph", "latent", "expected"), [
-    (("a -> b", "b -> c"), (), "chain"),
-    (("s -> a", "s -> b", "a -> c"), (), "fork"),
-    (("a -> t", "b -> t", "t -> c"), (), "collider"),
-    (("r -> s", "s -> a", "s -> b", "a -> t", "b -> t", "t -> x"), (), "diamond"),
-    (("s -> a", "a -> t", "s -> t"), (), "hybrid"),  # a triangle: one branch has no intermediate
-    (("u -> a", "u -> b"), ("u",), "correlated"),
-    (("u -> a", "u -> b"), (), "fork"),  # the same edges with an observed common cause
-    (("h -> w", "o -> w", "h -> l", "o -> l"), (), "hybrid"),
-    (("t -> p", "t -> j", "s -> p"), (), "hybrid"),  # a fork and a collider together
-])
+@pytest.mark.parametrize(
+    ("graph", "latent", "expected"),
+    [
+        (("a -> b", "b -> c"), (), "chain"),
+        (("s -> a", "s -> b", "a -> c"), (), "fork"),
+        (("a -> t", "b -> t", "t -> c"), (), "collider"),
+        (("r -> s", "s -> a", "s -> b", "a -> t", "b -> t", "t -> x"), (), "diamond"),
+        (("s -> a", "a -> t", "s -> t"), (), "hybrid"),  # a triangle: one branch has no intermediate
+        (("u -> a", "u -> b"), ("u",), "correlated"),
+        (("u -> a", "u -> b"), (), "fork"),  # the same edges with an observed common cause
+        (("h -> w", "o -> w", "h -> l", "o -> l"), (), "hybrid"),
+        (("t -> p", "t -> j", "s -> p"), (), "hybrid"),  # a fork and a collider together
+    ],
+)
 def test_graph_types_follow_figure_4(graph, latent, expected):
     assert classify(edges(*graph), latent) == expected
 
@@ -91,12 +94,15 @@ def test_a_doubled_full_stop_is_caught_and_an_ellipsis_is_not():
     assert findings(ok) == []
 
 
-@pytest.mark.parametrize(("scenario", "downstream"), [
-    ("545v1", "80 shoppers buying gift wrap"),
-    ("541v1", "the corner shop selling a record 900 ice creams"),
-    ("546v1", "Priya training at the on-site gym four times a week"),
-    ("543v1", "the barometer reading falling sharply"),
-])
+@pytest.mark.parametrize(
+    ("scenario", "downstream"),
+    [
+        ("545v1", "80 shoppers buying gift wrap"),
+        ("541v1", "the corner shop selling a record 900 ice creams"),
+        ("546v1", "Priya training at the on-site gym four times a week"),
+        ("543v1", "the barometer reading falling sharply"),
+    ],
+)
 def test_an_original_event_that_is_a_downstream_fact_is_caught(scenario, downstream):
     record = raw(scenario)
     record["Original event"] = downstream  # as the set had it: Tier 2 E-G then handed over the answer to E2

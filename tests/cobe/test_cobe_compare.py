@@ -15,18 +15,21 @@ def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
 
 
-@pytest.mark.parametrize(("model", "key"), [
-    ("openai/gpt-5.4-pro", "gpt"),
-    ("google/gemini-3.1-pro-preview", "gemini"),
-    ("anthropic/claude-opus-4-7", "claude"),
-    ("hf/meta-llama/Llama-3.1-8B-Instruct", "llama3-8b"),
-    ("together/meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo", "llama3-70b"),
-    ("ollama/qwen2.5:7b", "qwen-7b"),
-    ("vllm/mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b"),
-    ("hf/microsoft/phi-4", "phi4"),
-    ("hf/google/gemma-2-27b-it", "gemma-27b"),
-    ("mockllm/model", None),
-])
+@pytest.mark.parametrize(
+    ("model", "key"),
+    [
+        ("openai/gpt-5.4-pro", "gpt"),
+        ("google/gemini-3.1-pro-preview", "gemini"),
+        ("anthropic/claude-opus-4-7", "claude"),
+        ("hf/meta-llama/Llama-3.1-8B-Instruct", "llama3-8b"),
+        ("together/meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo", "llama3-70b"),
+        ("ollama/qwen2.5:7b", "qwen-7b"),
+        ("vllm/mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b"),
+        ("hf/microsoft/phi-4", "phi4"),
+        ("hf/google/gemma-2-27b-it", "gemma-27b"),
+        ("mockllm/model", None),
+    ],
+)
 def test_models_match_the_papers_by_name(model, key):
     assert match_paper_model(model, paper_results()) == key
 
@@ -51,8 +54,16 @@ def test_shipped_numbers_equal_the_shared_copy(shared_dir):
 
 
 def test_rows_are_only_the_figures_both_sides_have():
-    metrics = {"accuracy": 0.5, "stderr": 0.05, "phrasing=A": 0.5, "phrasing=B": 0.6, "phrasing=C": 0.4,
-               "graph_type=chain": 0.25, "E0_failure": 0.1, "E4_numeric_failure": float("nan")}
+    metrics = {
+        "accuracy": 0.5,
+        "stderr": 0.05,
+        "phrasing=A": 0.5,
+        "phrasing=B": 0.6,
+        "phrasing=C": 0.4,
+        "graph_type=chain": 0.25,
+        "E0_failure": 0.1,
+        "E4_numeric_failure": float("nan"),
+    }
     rows = {(r.figure, r.breakdown): r for r in comparison_rows(metrics, 1, "gpt", paper_results())}
     assert rows[("Table 5", "accuracy, mean of A-C ± std")].ours == "50.0 ± 10.0"
     assert rows[("Table 5", "accuracy, mean of A-C ± std")].paper == "61.3 ± 0.5"
@@ -68,9 +79,14 @@ def test_compare_table_on_a_scripted_log(scripted, tmp_path, capsys):
     def judge(prompt: str) -> str:  # E1 fails on every phrasing of the first built-in scenario
         return "F" if "must still hold" in prompt and "Maya's alarm clock plugs into the wall" in prompt else "T"
 
-    [log] = eval("cobe_inspect/cobe", model=scripted("A rewritten story.", name="respondent"),
-                 model_roles={"grader": scripted(judge, name="judge")}, limit=6, display="none",
-                 log_dir=str(tmp_path / "logs"))
+    [log] = eval(
+        "cobe_inspect/cobe",
+        model=scripted("A rewritten story.", name="respondent"),
+        model_roles={"grader": scripted(judge, name="judge")},
+        limit=6,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
     assert main([log.location, "--paper-model", "gpt"]) == 0
     out = capsys.readouterr().out
     assert "paper model: GPT-5.4-Pro (gpt)" in out
@@ -84,8 +100,14 @@ def test_compare_table_on_a_scripted_log(scripted, tmp_path, capsys):
 
 def test_a_self_judged_log_says_so(scripted, tmp_path, capsys):
     model = scripted(lambda p: "T" if "Reply with exactly one character" in p else "A rewrite.")
-    [log] = eval("cobe_inspect/cobe", task_args={"self_judge": True}, model=model, limit=3, display="none",
-                 log_dir=str(tmp_path / "logs"))
+    [log] = eval(
+        "cobe_inspect/cobe",
+        task_args={"self_judge": True},
+        model=model,
+        limit=3,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
     assert main([log.location, "--paper-model", "claude"]) == 0
     assert "caveat: SELF-JUDGED" in capsys.readouterr().out
 

@@ -41,14 +41,23 @@ def test_site_item_becomes_a_b2_record_with_its_published_response(tmp_path):
     assert record["Evaluation criteria"] == ["Ida wanted a drink.", "The kettle boiled. Ida made tea."]
     assert record["Failure mode"] == "iii" and "Domain" not in record
     assert record["Published responses"] == [
-        {"model": "Some-Model", "query": "A", "response": SITE_ITEM["model_output"], "verdict": "wrong",
-         "failing_check": "change (E2)"}
+        {
+            "model": "Some-Model",
+            "query": "A",
+            "response": SITE_ITEM["model_output"],
+            "verdict": "wrong",
+            "failing_check": "change (E2)",
+        }
     ]
 
 
 def test_a_lone_query_is_placed_by_its_wording(tmp_path):
-    b = dict(SITE_ITEM, query="Based on the preceding text, rewrite the scenario to reflect what would have happened "
-                              "if the kettle had broken.", query_idx=5)
+    b = dict(
+        SITE_ITEM,
+        query="Based on the preceding text, rewrite the scenario to reflect what would have happened "
+        "if the kettle had broken.",
+        query_idx=5,
+    )
     [record] = convert([jsonl(tmp_path, "b.jsonl", [b])])
     assert record["Query"] == [None, b["query"]]
     with pytest.raises(SuiteInputError, match=r"line 1, field 'query': a lone query must open like"):
@@ -56,10 +65,15 @@ def test_a_lone_query_is_placed_by_its_wording(tmp_path):
 
 
 def test_two_partial_views_merge_and_an_exact_copy_is_dropped_with_a_warning(tmp_path):
-    schema_view = {k: v for k, v in SITE_ITEM.items() if k not in ("model", "model_output", "verdict",
-                                                                   "failing_check", "failure_pattern")}
-    schema_view |= {"domain": "Everyday", "query": [SITE_ITEM["query"], "Based on the preceding text, x.",
-                                                     "Rewrite the above passage, y."]}
+    schema_view = {
+        k: v
+        for k, v in SITE_ITEM.items()
+        if k not in ("model", "model_output", "verdict", "failing_check", "failure_pattern")
+    }
+    schema_view |= {
+        "domain": "Everyday",
+        "query": [SITE_ITEM["query"], "Based on the preceding text, x.", "Rewrite the above passage, y."],
+    }
     warn = Warnings()
     [record] = convert([jsonl(tmp_path, "s.jsonl", [SITE_ITEM, schema_view, SITE_ITEM])], warn=warn)
     assert record["Domain"] == "Everyday" and record["Failure mode"] == "iii" and len(record["Query"]) == 3
@@ -73,8 +87,9 @@ def test_views_that_disagree_fail_naming_the_scenario_field_and_both_sources(tmp
     with pytest.raises(SuiteInputError) as err:
         convert([jsonl(tmp_path, "s.jsonl", [SITE_ITEM, other])])
     message = str(err.value)
-    assert message.startswith("CoBe convert: scenario 9v2: s.jsonl line 1 and s.jsonl line 2 disagree on "
-                              "'Illustrative answer (not scored)'")
+    assert message.startswith(
+        "CoBe convert: scenario 9v2: s.jsonl line 1 and s.jsonl line 2 disagree on 'Illustrative answer (not scored)'"
+    )
     query_clash = dict(SITE_ITEM, query=[SITE_ITEM["query"][:-1] + " today."])
     with pytest.raises(SuiteInputError, match=r"disagree on 'Query' A"):
         convert([jsonl(tmp_path, "q.jsonl", [SITE_ITEM, query_clash])])
@@ -102,13 +117,40 @@ def test_csv_layout_with_numbered_and_json_list_columns(tmp_path):
     path = tmp_path / "kaggle.csv"
     with path.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["Core Set ID", "Variation ID", "Domain", "Story", "Query 1", "Query 2", "Query 3", "Query 4",
-                         "Illustrative answer (not scored)", "Evaluation criteria", "Graph type"])
+        writer.writerow(
+            [
+                "Core Set ID",
+                "Variation ID",
+                "Domain",
+                "Story",
+                "Query 1",
+                "Query 2",
+                "Query 3",
+                "Query 4",
+                "Illustrative answer (not scored)",
+                "Evaluation criteria",
+                "Graph type",
+            ]
+        )
         answer, criteria = GOOD["Illustrative answer (not scored)"], json.dumps(GOOD["Evaluation criteria"])
-        writer.writerow([7, 2, "Everyday", GOOD["Story"], *GOOD["Query"], "Rewrite had it cracked.", answer, criteria,
-                         "Fork-like"])
-        writer.writerow([7, 3, "Everyday", GOOD["Story"], GOOD["Query"][0], "", "", "",
-                         GOOD["Illustrative answer (not scored)"], json.dumps(GOOD["Evaluation criteria"]), ""])
+        writer.writerow(
+            [7, 2, "Everyday", GOOD["Story"], *GOOD["Query"], "Rewrite had it cracked.", answer, criteria, "Fork-like"]
+        )
+        writer.writerow(
+            [
+                7,
+                3,
+                "Everyday",
+                GOOD["Story"],
+                GOOD["Query"][0],
+                "",
+                "",
+                "",
+                GOOD["Illustrative answer (not scored)"],
+                json.dumps(GOOD["Evaluation criteria"]),
+                "",
+            ]
+        )
     first, second = convert([path])
     assert first["Query"] == GOOD["Query"] + ["Rewrite had it cracked."] and first["Graph type"] == "Fork-like"
     assert second["Query"] == [GOOD["Query"][0]] and "Graph type" not in second

@@ -114,8 +114,14 @@ def test_without_grader_role_the_run_is_refused_in_one_sentence(scripted, tmp_pa
 def test_a_grader_that_is_the_model_under_test_is_refused_too(scripted, tmp_path):
     model = scripted("A rewritten story.")
     with pytest.raises(SuiteInputError, match="role is bound to the model under test"):
-        eval("cobe_inspect/cobe", model=model, model_roles={"grader": scripted("T")}, limit=1, display="none",
-             log_dir=str(tmp_path / "logs"))
+        eval(
+            "cobe_inspect/cobe",
+            model=model,
+            model_roles={"grader": scripted("T")},
+            limit=1,
+            display="none",
+            log_dir=str(tmp_path / "logs"),
+        )
 
 
 def test_a_task_built_before_the_eval_checks_its_judge_when_scoring(scripted, tmp_path):
@@ -123,11 +129,16 @@ def test_a_task_built_before_the_eval_checks_its_judge_when_scoring(scripted, tm
 
     task = cobe()  # outside an eval: no model, no roles yet
     assert task.metadata["judge"]["model"] is None and "checked" in task.metadata["judge"]["note"]
-    [log] = eval(task, model=scripted("A rewritten story."), model_roles={"grader": scripted("T", name="judge")},
-                 limit=1, display="none", log_dir=str(tmp_path / "logs"))
+    [log] = eval(
+        task,
+        model=scripted("A rewritten story."),
+        model_roles={"grader": scripted("T", name="judge")},
+        limit=1,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
     assert log.status == "success" and log.samples[0].scores["cobe_judge"].metadata["grader"] == "mockllm/judge"
-    [log] = eval(cobe(), model=scripted("A rewritten story."), limit=1, display="none",
-                 log_dir=str(tmp_path / "logs2"))
+    [log] = eval(cobe(), model=scripted("A rewritten story."), limit=1, display="none", log_dir=str(tmp_path / "logs2"))
     assert log.status == "error" and "CoBe needs a separate judge" in log.error.message
 
 
@@ -188,9 +199,22 @@ def test_nothing_scored_leaves_every_metric_named_and_nan(scripted, tmp_path):
     assert (result.scored_samples, result.unscored_samples) == (0, 1)
     metrics = {name: m.value for name, m in result.metrics.items()}
     assert set(metrics) == {
-        "accuracy", "stderr", "stderr_iid", "E0_failure", "E1_failure", "E2_failure", "E4_numeric_failure",
-        "E5_latent_failure", "self_judged", "phrasing_mean", "scenario_accuracy",
-        "domain", "graph_type", "phrasing", "failure_mode", "tier",
+        "accuracy",
+        "stderr",
+        "stderr_iid",
+        "E0_failure",
+        "E1_failure",
+        "E2_failure",
+        "E4_numeric_failure",
+        "E5_latent_failure",
+        "self_judged",
+        "phrasing_mean",
+        "scenario_accuracy",
+        "domain",
+        "graph_type",
+        "phrasing",
+        "failure_mode",
+        "tier",
     }
     assert all(math.isnan(v) for v in metrics.values())  # inspect gives metrics the scored samples only
 

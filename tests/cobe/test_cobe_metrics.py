@@ -108,7 +108,9 @@ def test_empty_metrics_are_nan():
     assert math.isnan(cobe_accuracy()([])["accuracy"])
     assert math.isnan(check_failure_rates()([])["E0_failure"])
     empty = phrasing_summary()([])
-    assert math.isnan(empty["phrasing_mean"]) and math.isnan(empty["scenario_accuracy"]) and empty["phrasing_std"] is None
+    assert (
+        math.isnan(empty["phrasing_mean"]) and math.isnan(empty["scenario_accuracy"]) and empty["phrasing_std"] is None
+    )
     # no group to report: one NaN named by the breakdown's key (only unscored samples count as no samples)
     for scores in ([], SCORES[-1:]):
         [(name, value)] = grouped_accuracy("domain")(scores).items()
@@ -127,8 +129,11 @@ def test_phrasing_summary_reproduces_table5_from_fig8(shared_dir):
             meta = {"phrasing": phrasing}
             hit, miss = sample("x", phrasing, "chain", 1, 1, 1).score, sample("x", phrasing, "chain", 1, 0, 1).score
             scores += [
-                SampleScore.model_construct(score=hit if i < hits else miss, sample_id=f"{i}-{phrasing}",
-                                            sample_metadata=dict(meta, scenario_id=f"{i}v1"))
+                SampleScore.model_construct(
+                    score=hit if i < hits else miss,
+                    sample_id=f"{i}-{phrasing}",
+                    sample_metadata=dict(meta, scenario_id=f"{i}v1"),
+                )
                 for i in range(1000)
             ]
         result = phrasing_summary()(scores)

@@ -78,7 +78,9 @@ def test_a_tier_prompt_that_needs_a_field_names_the_records_without_it(tmp_path)
     path.write_text(TIER_FILE, encoding="utf-8")
     data = tmp_path / "published.json"
     record = {
-        "Core Set ID": 1, "Variation ID": 1, "Story": "It rained, so the match was off.",
+        "Core Set ID": 1,
+        "Variation ID": 1,
+        "Story": "It rained, so the match was off.",
         "Query": ["Rewrite the original text, based on what would have happened instead had it been dry."],
         "Illustrative answer (not scored)": "It was dry, so the match went ahead.",
         "Evaluation criteria": ["There was a match.", "It rained. The match was off."],
@@ -91,13 +93,16 @@ def test_a_tier_prompt_that_needs_a_field_names_the_records_without_it(tmp_path)
     assert h2.input.endswith(f"Rewrite prompt: {record['Query'][0]}")
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ({"Z": "$story"}, "unknown key"),
-    ({"D": "$story had $intervention and $outcome"}, r"unknown placeholder\(s\) \$outcome"),
-    ({"H1": "Rewrite the story in which $intervened."}, r"never shows the story \(\$story\)"),
-    ({"tier1": "$story"}, r"never shows the query \(\$query\)"),
-    ({"D": ""}, "non-empty string"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ({"Z": "$story"}, "unknown key"),
+        ({"D": "$story had $intervention and $outcome"}, r"unknown placeholder\(s\) \$outcome"),
+        ({"H1": "Rewrite the story in which $intervened."}, r"never shows the story \(\$story\)"),
+        ({"tier1": "$story"}, r"never shows the query \(\$query\)"),
+        ({"D": ""}, "non-empty string"),
+    ],
+)
 def test_bad_tier_prompt_files(tmp_path, content, message):
     path = tmp_path / "tiers.json"
     path.write_text(json.dumps(content), encoding="utf-8")
@@ -120,8 +125,13 @@ def test_a_judge_prompt_file_in_the_documented_format_drives_the_judge_and_is_na
         log_dir=str(tmp_path / "logs"),
     )
     assert log.status == "success"
-    assert sorted(p.split(" ")[0] for p in grader.prompts) == ["PAPER-Q0", "PAPER-Q1", "PAPER-Q1", "PAPER-Q2",
-                                                               "PAPER-Q2"]
+    assert sorted(p.split(" ")[0] for p in grader.prompts) == [
+        "PAPER-Q0",
+        "PAPER-Q1",
+        "PAPER-Q1",
+        "PAPER-Q2",
+        "PAPER-Q2",
+    ]
     assert log.results.scores[0].metrics["E2_failure"].value == 1
     judge = log.eval.metadata["judge"]
     assert judge["prompts"] == {"name": "paper_judge.yaml", "sha256": load_judge_prompts(judge_path).sha256}

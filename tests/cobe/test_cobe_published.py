@@ -20,8 +20,10 @@ def private_cache(tmp_path, monkeypatch):
 
 
 PAPER_A = "Rewrite the original text, based on what would have happened instead had the drain been opened."
-PAPER_B = ("Based on the preceding text, rewrite the scenario to reflect what would have happened if the drain had "
-           "been opened.")
+PAPER_B = (
+    "Based on the preceding text, rewrite the scenario to reflect what would have happened if the drain had "
+    "been opened."
+)
 PAPER_C = "Rewrite the above passage to illustrate what would have occurred had the drain been opened."
 RECORD = {
     "Core Set ID": 317,
@@ -33,16 +35,25 @@ RECORD = {
 }
 
 
-@pytest.mark.parametrize(("query", "clause"), [
-    (PAPER_A, "the drain been opened"),
-    (PAPER_B, "the drain been opened"),
-    (PAPER_C, "the drain been opened"),
-    ("Rewrite the original text, based on what would have happened in this scenario had Timmy had squash practice "
-     "instead.", "Timmy had squash practice instead"),
-    ("Based on the preceding text, rewrite the scenario to reflect what happens if the final five patients had "
-     "failed to recover.", "the final five patients failed to recover"),
-    ("Rewrite the story so the kettle breaks.", None),
-])
+@pytest.mark.parametrize(
+    ("query", "clause"),
+    [
+        (PAPER_A, "the drain been opened"),
+        (PAPER_B, "the drain been opened"),
+        (PAPER_C, "the drain been opened"),
+        (
+            "Rewrite the original text, based on what would have happened in this scenario had Timmy had squash practice "
+            "instead.",
+            "Timmy had squash practice instead",
+        ),
+        (
+            "Based on the preceding text, rewrite the scenario to reflect what happens if the final five patients had "
+            "failed to recover.",
+            "the final five patients failed to recover",
+        ),
+        ("Rewrite the story so the kettle breaks.", None),
+    ],
+)
 def test_intervention_clause_of_a_query(query, clause):
     assert intervention_clause(query) == clause
 
@@ -108,8 +119,14 @@ def test_converted_site_examples_run_at_every_tier(shared_dir, scripted, tmp_pat
 
     args = {"data": path, "tier": tier} | ({"phrasings": phrasings} if phrasings else {})
     judge = scripted(lambda prompt: "F" if "must no longer hold" in prompt else "T", name="judge")
-    [log] = eval("cobe_inspect/cobe", task_args=args, model=scripted(respond), model_roles={"grader": judge},
-                 display="none", log_dir=str(tmp_path / "logs"))
+    [log] = eval(
+        "cobe_inspect/cobe",
+        task_args=args,
+        model=scripted(respond),
+        model_roles={"grader": judge},
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
     assert log.status == "success" and len(log.samples) == n_samples
     metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
     # the unchanged story keeps every fact: E1 passes, E2 fails, so nothing is correct

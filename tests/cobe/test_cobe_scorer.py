@@ -157,7 +157,7 @@ async def test_identical_prompts_are_sent_once_per_run(scripted):
 
 async def test_judge_prompt_file_overrides_templates(scripted, tmp_path):
     path = tmp_path / "judge.json"
-    path.write_text(json.dumps({"E1": "PAPER-STYLE Criterion: \"$eq1\" Rewrite: $response_text"}), encoding="utf-8")
+    path.write_text(json.dumps({"E1": 'PAPER-STYLE Criterion: "$eq1" Rewrite: $response_text'}), encoding="utf-8")
     grader = scripted(lambda prompt: "T", name="judge")
     score = await run(cobe_judge(judge_prompts=str(path), cache=False), grader, state(GOOD_REWRITE))
     assert score.value["correct"] == 1

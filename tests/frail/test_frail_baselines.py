@@ -10,9 +10,15 @@ def _jobs(n: int, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     c = rng.uniform(0, 1, n)
     words = rng.integers(3, 30, n)
-    return pd.DataFrame({"C": c, "base_text": ["word " * int(w) for w in words],
-                         "y_base_epoch_mean": np.nan, "pi": 1 + 2 * c - 3 * c**2,
-                         "b": np.where(np.arange(n) < 2, 0.5, np.nan)})
+    return pd.DataFrame(
+        {
+            "C": c,
+            "base_text": ["word " * int(w) for w in words],
+            "y_base_epoch_mean": np.nan,
+            "pi": 1 + 2 * c - 3 * c**2,
+            "b": np.where(np.arange(n) < 2, 0.5, np.nan),
+        }
+    )
 
 
 def test_baselines_on_hand_made_jobs():

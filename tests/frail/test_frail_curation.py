@@ -18,8 +18,6 @@ TRUE_PI = np.array([0.30, 0.20, 0.10, 0.06, 0.0, 0.01, 0.02, 0.03, 0.04, 0.05]) 
 RANK = [0, 5, 1, 6, 2, 7, 3, 8, 9, 4]  # the predictor's order, best first
 
 
-
-
 def _scores() -> np.ndarray:
     scores = np.empty(10)
     scores[RANK] = np.arange(10, 0, -1)

@@ -35,7 +35,9 @@ def _counts(jobs):
 
 
 def _cfg(**options):
-    return EncoderTrainConfig(**{"max_epochs": 1, "jobs_per_batch": 4, "microbatch": 2, "warm_start_head": False, **options})
+    return EncoderTrainConfig(
+        **{"max_epochs": 1, "jobs_per_batch": 4, "microbatch": 2, "warm_start_head": False, **options}
+    )
 
 
 def test_registered():
@@ -66,7 +68,9 @@ def test_lora_joint_training_saves_and_reloads(tmp_path):
     assert len(model.history) == 1 and len(model.epoch_seconds) == 1
     after = feat.transform(TEXTS)
     assert not np.allclose(before, after)  # adapters moved the embedding
-    assert torch.equal(base_weight, feat.module.encoder.base_model.model.encoder.layer[0].attention.self.query.base_layer.weight)
+    assert torch.equal(
+        base_weight, feat.module.encoder.base_model.model.encoder.layer[0].attention.self.query.base_layer.weight
+    )
     p = model.predict_p(after)
     assert p.shape == (len(TEXTS), 2) and ((p > 0) & (p < 1)).all()
 
@@ -98,7 +102,9 @@ def test_finetune_updates_every_layer():
 def test_warm_start_is_the_frozen_probe():
     """With no joint epoch, the warm-started model is Frail-π trained on the untouched encoder's embeddings."""
     lora = make_featurizer("hf_lora", seed=0, max_len=32)
-    model = fit_pi_with_encoder(lora, TEXTS, [1, 9], _counts(range(6)), _counts([6, 7]), enc=_cfg(max_epochs=0, warm_start_head=True))
+    model = fit_pi_with_encoder(
+        lora, TEXTS, [1, 9], _counts(range(6)), _counts([6, 7]), enc=_cfg(max_epochs=0, warm_start_head=True)
+    )
     frozen = make_featurizer("hf_frozen", seed=0, max_len=32)
     x = frozen.fit_transform(TEXTS)
     probe = FrailPi(x.shape[1], [1, 9]).fit(x, _counts(range(6)), _counts([6, 7]))
@@ -131,9 +137,36 @@ def test_frail_report_runs_with_encoder_featurizers(featurizer, tmp_path, capsys
     pairs = tmp_path / "tiny.jsonl"
     write_pairs(pairs, rows)
     out = tmp_path / "rep"
-    assert main(["report", "--pairs", str(pairs), "--featurizer", featurizer, "--seeds", "0", "--out", str(out),
-                 "--max-epochs", "5", "--max-len", "48", "--device", "cpu", "--encoder-max-epochs", "1",
-                 "--jobs-per-batch", "16", "--encoder-microbatch", "8", "--quiet", "--save-models"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--pairs",
+                str(pairs),
+                "--featurizer",
+                featurizer,
+                "--seeds",
+                "0",
+                "--out",
+                str(out),
+                "--max-epochs",
+                "5",
+                "--max-len",
+                "48",
+                "--device",
+                "cpu",
+                "--encoder-max-epochs",
+                "1",
+                "--jobs-per-batch",
+                "16",
+                "--encoder-microbatch",
+                "8",
+                "--quiet",
+                "--save-models",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "ok" and summary["featurizer"] == featurizer
@@ -146,7 +179,9 @@ def test_frail_report_runs_with_encoder_featurizers(featurizer, tmp_path, capsys
         assert seed0["epoch_seconds"] is None
     assert (out / "models/frail_pi_seed0.pt").exists() and "## Curation" in (out / "report.md").read_text()
     # the saved model (head + pickled featurizer with its trained adapter) reproduces its test-fold score
-    assert main(["evaluate", "--model", str(out / "models/frail_pi_seed0.pt"), "--pairs", str(pairs), "--seed", "0"]) == 0
+    assert (
+        main(["evaluate", "--model", str(out / "models/frail_pi_seed0.pt"), "--pairs", str(pairs), "--seed", "0"]) == 0
+    )
     evaluated = json.loads(capsys.readouterr().out)
     assert evaluated["spearman"]["pi"] == pytest.approx(seed0["spearman"]["frail_pi"]["pi"], abs=1e-6)
 
@@ -168,16 +203,58 @@ def test_text_probe_protocol_with_a_jointly_trained_encoder(tmp_path, capsys):
     probes = tmp_path / "probes.json"
     assert main(["probes", str(pairs), "--out", str(probes)]) == 0
     out = tmp_path / "rep"
-    assert main(["report", "--pairs", str(pairs), "--featurizer", "hf_lora", "--seeds", "0", "--out", str(out),
-                 "--protocol", "text_probe", "--probe-file", str(probes), "--max-epochs", "5", "--max-len", "48",
-                 "--device", "cpu", "--encoder-max-epochs", "1", "--jobs-per-batch", "16", "--encoder-microbatch", "8",
-                 "--quiet", "--save-models"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--pairs",
+                str(pairs),
+                "--featurizer",
+                "hf_lora",
+                "--seeds",
+                "0",
+                "--out",
+                str(out),
+                "--protocol",
+                "text_probe",
+                "--probe-file",
+                str(probes),
+                "--max-epochs",
+                "5",
+                "--max-len",
+                "48",
+                "--device",
+                "cpu",
+                "--encoder-max-epochs",
+                "1",
+                "--jobs-per-batch",
+                "16",
+                "--encoder-microbatch",
+                "8",
+                "--quiet",
+                "--save-models",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     summary = json.loads((out / "summary.json").read_text())
     assert summary["protocol"] == "text_probe" and summary["per_seed"][0]["epochs"] == 1
     state = torch.load(out / "models/frail_pi_seed0.pt", weights_only=False)
     assert state["in_dim"] == 384 + 1 and state["probe"]["features"] == ["accuracy"]  # MiniLM embedding + probe
-    assert main(["evaluate", "--model", str(out / "models/frail_pi_seed0.pt"), "--pairs", str(pairs),
-                 "--probe-file", str(probes)]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--model",
+                str(out / "models/frail_pi_seed0.pt"),
+                "--pairs",
+                str(pairs),
+                "--probe-file",
+                str(probes),
+            ]
+        )
+        == 0
+    )
     evaluated = json.loads(capsys.readouterr().out)
     assert evaluated["spearman"]["pi"] == pytest.approx(summary["per_seed"][0]["spearman"]["frail_pi"]["pi"], abs=1e-6)

@@ -19,23 +19,37 @@ from frail.pairs import PairObservation
 
 
 def obs(base, twin, dose, y_base, y_twin, family="sentence_reorder", c=0.5):
-    return PairObservation(base_id=base, twin_id=twin, operator=f"{family}_m{dose}", family=family, dose=dose,
-                           complexity_score=c, base_text=f"text {base}", twin_text=f"twin {twin}",
-                           y_base=y_base, y_twin=y_twin)
+    return PairObservation(
+        base_id=base,
+        twin_id=twin,
+        operator=f"{family}_m{dose}",
+        family=family,
+        dose=dose,
+        complexity_score=c,
+        base_text=f"text {base}",
+        twin_text=f"twin {twin}",
+        y_base=y_base,
+        y_twin=y_twin,
+    )
 
 
 @pytest.fixture
 def table():
     return [
         # J1 solved: dose 1 breaks 1 of 2, dose 9 breaks 2 of 2 -> pi = 3/4
-        obs("J1", "J1-a", 1, 1.0, 0.0, c=0.2), obs("J1", "J1-b", 1, 1.0, 1.0, c=0.2),
-        obs("J1", "J1-c", 9, 1.0, 0.0, c=0.2), obs("J1", "J1-d", 9, 1.0, 0.0, c=0.2),
+        obs("J1", "J1-a", 1, 1.0, 0.0, c=0.2),
+        obs("J1", "J1-b", 1, 1.0, 1.0, c=0.2),
+        obs("J1", "J1-c", 9, 1.0, 0.0, c=0.2),
+        obs("J1", "J1-d", 9, 1.0, 0.0, c=0.2),
         obs("J1", "J1-id", 9, 1.0, 0.0, family="identity", c=0.2),  # placebo: dropped by default
         # J2 not solved: censored stratum, its twins can only show Delta <= 0
-        obs("J2", "J2-a", 1, 0.0, 0.0), obs("J2", "J2-b", 1, 0.0, 1.0),
-        obs("J2", "J2-c", 9, 0.0, 0.0), obs("J2", "J2-d", 9, 0.0, 0.0),
+        obs("J2", "J2-a", 1, 0.0, 0.0),
+        obs("J2", "J2-b", 1, 0.0, 1.0),
+        obs("J2", "J2-c", 9, 0.0, 0.0),
+        obs("J2", "J2-d", 9, 0.0, 0.0),
         # J3 solved, one dose only, never broken
-        obs("J3", "J3-a", 1, 1.0, 1.0, c=0.9), obs("J3", "J3-b", 1, 1.0, 1.0, c=0.9),
+        obs("J3", "J3-a", 1, 1.0, 1.0, c=0.9),
+        obs("J3", "J3-b", 1, 1.0, 1.0, c=0.9),
     ]
 
 

@@ -18,21 +18,42 @@ from glass_inspect.corpus import PairRecord, TextRecord, manifest_path, write_js
 
 
 def text(tid, base, role, op, body, size=0, c=0.4):
-    return TextRecord(text_id=tid, base_id=base, role=role, operator=op, injection_size=size, seed=0,
-                      text=f"[{body}] Count the things.", answer="7", complexity_score=c, category="gsm", suite="gsm")
+    return TextRecord(
+        text_id=tid,
+        base_id=base,
+        role=role,
+        operator=op,
+        injection_size=size,
+        seed=0,
+        text=f"[{body}] Count the things.",
+        answer="7",
+        complexity_score=c,
+        category="gsm",
+        suite="gsm",
+    )
 
 
 POOL = [
-    text("b1", "b1", "base", "base", "b1"), text("b1-t1", "b1", "twin", "entity_rename", "b1-t1"),
-    text("b1-t2", "b1", "twin", "irrelevant_context", "b1-t2", size=1), text("b1-id", "b1", "twin", "identity", "b1"),
-    text("b2", "b2", "base", "base", "b2", c=0.8), text("b2-t1", "b2", "twin", "sentence_reorder", "b2-t1", c=0.8),
-    text("b3", "b3", "base", "base", "b3"), text("b3-t1", "b3", "twin", "entity_rename", "b3-t1"),
+    text("b1", "b1", "base", "base", "b1"),
+    text("b1-t1", "b1", "twin", "entity_rename", "b1-t1"),
+    text("b1-t2", "b1", "twin", "irrelevant_context", "b1-t2", size=1),
+    text("b1-id", "b1", "twin", "identity", "b1"),
+    text("b2", "b2", "base", "base", "b2", c=0.8),
+    text("b2-t1", "b2", "twin", "sentence_reorder", "b2-t1", c=0.8),
+    text("b3", "b3", "base", "base", "b3"),
+    text("b3-t1", "b3", "twin", "entity_rename", "b3-t1"),
 ]
 MANIFESTS = {
-    1: [PairRecord("b1", "b1-t1", "entity_rename", 0, 1), PairRecord("b2", "b2-t1", "sentence_reorder", 0, 1),
-        PairRecord("b3", "b3-t1", "entity_rename", 0, 1)],
-    3: [PairRecord("b1", "b1-t2", "irrelevant_context", 1, 3), PairRecord("b1", "b1-id", "identity", 0, 3),
-        PairRecord("b2", "b2-t1", "sentence_reorder", 0, 3)],
+    1: [
+        PairRecord("b1", "b1-t1", "entity_rename", 0, 1),
+        PairRecord("b2", "b2-t1", "sentence_reorder", 0, 1),
+        PairRecord("b3", "b3-t1", "entity_rename", 0, 1),
+    ],
+    3: [
+        PairRecord("b1", "b1-t2", "irrelevant_context", 1, 3),
+        PairRecord("b1", "b1-id", "identity", 0, 3),
+        PairRecord("b2", "b2-t1", "sentence_reorder", 0, 3),
+    ],
 }
 # b1 solved, its renamed twin broken; b2 unsolved; b3-t1 gets no answer -> unscored
 REPLIES = {"[b1-t1]": "6", "[b1-t2]": "7", "[b1]": "7", "[b2-t1]": "7", "[b2]": "5", "[b3-t1]": "??", "[b3]": "7"}
@@ -44,8 +65,19 @@ def corpus(tmp_path):
     write_jsonl(root / "pool.jsonl", POOL)
     for dose, rows in MANIFESTS.items():
         write_jsonl(manifest_path(root, dose), rows)
-    (root / "corpus.json").write_text(json.dumps({"schema": 1, "suite": "gsm", "seed": 0, "doses": [1, 3],
-                                                  "source": {"path": "x", "sha256": "0"}, "counts": {}, "audited": False}))
+    (root / "corpus.json").write_text(
+        json.dumps(
+            {
+                "schema": 1,
+                "suite": "gsm",
+                "seed": 0,
+                "doses": [1, 3],
+                "source": {"path": "x", "sha256": "0"},
+                "counts": {},
+                "audited": False,
+            }
+        )
+    )
     return root
 
 
@@ -69,10 +101,19 @@ def other_scorer():
 
 
 def glass_task(corpus, with_metadata=True, with_contract=True, score=glass_match):
-    samples = [Sample(id=r.text_id, input=r.text, target=r.answer,
-                      metadata=r.sample_metadata() if with_contract else {"text_id": r.text_id}) for r in POOL]
-    manifests = [{"dose": d, "path": str(manifest_path(corpus, d)), "sha256": sha256_file(manifest_path(corpus, d))}
-                 for d in MANIFESTS]
+    samples = [
+        Sample(
+            id=r.text_id,
+            input=r.text,
+            target=r.answer,
+            metadata=r.sample_metadata() if with_contract else {"text_id": r.text_id},
+        )
+        for r in POOL
+    ]
+    manifests = [
+        {"dose": d, "path": str(manifest_path(corpus, d)), "sha256": sha256_file(manifest_path(corpus, d))}
+        for d in MANIFESTS
+    ]
     meta = {"glass": {"corpus": str(corpus), "suite": "gsm", "manifests": manifests}} if with_metadata else None
     return Task(dataset=samples, solver=generate(), scorer=score(), epochs=Epochs(2, "mean"), metadata=meta, version=1)
 
@@ -157,7 +198,10 @@ PROBLEMS = [
     ("Tom reads 15 pages on Monday and twice as many on Tuesday. How many pages did he read in total?", "45"),
     ("A shop sells pencils at 3 dollars each. Lena buys 7 pencils and pays with 50 dollars. What is her change?", "29"),
     ("Sam runs 3 miles every morning and 2 miles every evening. How many miles does he run in 6 days?", "30"),
-    ("There are 28 students in a class and 4 of them are absent. Each present student gets 2 books. How many books are handed out?", "48"),
+    (
+        "There are 28 students in a class and 4 of them are absent. Each present student gets 2 books. How many books are handed out?",
+        "48",
+    ),
 ]
 
 
@@ -170,8 +214,22 @@ def test_frail_pairs_reads_a_real_glassgsm_log(tmp_path, scripted, capsys):
     source = tmp_path / "gsm.jsonl"
     source.write_text("".join(json.dumps({"question": q, "answer": f"Work.\n#### {a}"}) + "\n" for q, a in PROBLEMS))
     corpus = tmp_path / "corpus"
-    assert glass_build(["--suite", "gsm", "--source", str(source), "--out", str(corpus), "--doses", "1,3",
-                        "--surface-twins", "2", "--max-distractors", "2"]) in (0, None)
+    assert glass_build(
+        [
+            "--suite",
+            "gsm",
+            "--source",
+            str(source),
+            "--out",
+            str(corpus),
+            "--doses",
+            "1,3",
+            "--surface-twins",
+            "2",
+            "--max-distractors",
+            "2",
+        ]
+    ) in (0, None)
     capsys.readouterr()
     pool = sorted(read_pool(corpus), key=lambda r: -len(r.text))
     broken = {r.text_id for r in pool if r.role == "twin" and r.operator == "irrelevant_context"}
@@ -180,8 +238,12 @@ def test_frail_pairs_reads_a_real_glassgsm_log(tmp_path, scripted, capsys):
         record = next(r for r in pool if r.text in prompt)
         return f"Thinking.\nANSWER: {'0' if record.text_id in broken else record.answer}"
 
-    [log] = eval(glassgsm(corpus=str(corpus), doses="1,3", epochs=1), model=scripted(reply), display="none",
-                 log_dir=str(tmp_path / "logs"))
+    [log] = eval(
+        glassgsm(corpus=str(corpus), doses="1,3", epochs=1),
+        model=scripted(reply),
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
     assert log.status == "success"
     out = tmp_path / "pairs.jsonl"
     assert main(["pairs", log.location, "--out", str(out)]) == 0

@@ -10,9 +10,21 @@ from frail.pairs import read_pair_files, read_pairs, write_pairs
 
 
 def upstream_row(base="gsmic_adv-42", twin="gsmic_adv-42-d7", operator="math_irrelevant_context_m9", delta=1.0, y=1.0):
-    return {"base_id": base, "twin_id": twin, "operator": operator, "category": "math", "complexity": "medium",
-            "complexity_score": 0.72, "base_text": "Ann has 3 apples. How many?", "twin_text": "Ann has 3 apples. Bo ran. How many?",
-            "delta_per_model": {"gpt-4o-mini": delta}, "delta_mean": delta, "d_obs": 0.35, "d_wc": 1.0, "y_base_mean": y}
+    return {
+        "base_id": base,
+        "twin_id": twin,
+        "operator": operator,
+        "category": "math",
+        "complexity": "medium",
+        "complexity_score": 0.72,
+        "base_text": "Ann has 3 apples. How many?",
+        "twin_text": "Ann has 3 apples. Bo ran. How many?",
+        "delta_per_model": {"gpt-4o-mini": delta},
+        "delta_mean": delta,
+        "d_obs": 0.35,
+        "d_wc": 1.0,
+        "y_base_mean": y,
+    }
 
 
 def write(path, rows):
@@ -21,17 +33,23 @@ def write(path, rows):
 
 
 def test_dose_from_operator_suffix_and_outcomes(tmp_path):
-    f = write(tmp_path / "gsmic_adv_m9_multiop_mix_4omini_labeled_pairs.jsonl",
-              [upstream_row(), upstream_row(twin="t2", operator="sentence_reorder_m9", delta=0.0)])
+    f = write(
+        tmp_path / "gsmic_adv_m9_multiop_mix_4omini_labeled_pairs.jsonl",
+        [upstream_row(), upstream_row(twin="t2", operator="sentence_reorder_m9", delta=0.0)],
+    )
     rows = read_pairs(f)
     assert [(r.family, r.dose, r.y_base, r.y_twin) for r in rows] == [
-        ("math_irrelevant_context", 9, 1.0, 0.0), ("sentence_reorder", 9, 1.0, 1.0)]
+        ("math_irrelevant_context", 9, 1.0, 0.0),
+        ("sentence_reorder", 9, 1.0, 1.0),
+    ]
     assert rows[0].solver == "gpt-4o-mini"
 
 
 def test_legacy_m1_rows_take_the_dose_from_the_file_name(tmp_path):
-    f = write(tmp_path / "gsmic_adv_m1_multiop_mix_4omini_labeled_pairs.jsonl",
-              [upstream_row(operator="math_irrelevant_context"), upstream_row(twin="t2", operator="entity_rename")])
+    f = write(
+        tmp_path / "gsmic_adv_m1_multiop_mix_4omini_labeled_pairs.jsonl",
+        [upstream_row(operator="math_irrelevant_context"), upstream_row(twin="t2", operator="entity_rename")],
+    )
     rows = read_pairs(f)
     assert [r.dose for r in rows] == [1, 1]
     assert [r.operator for r in rows] == ["math_irrelevant_context_m1", "entity_rename_m1"]
@@ -77,8 +95,12 @@ def test_mixed_solvers_are_refused(tmp_path):
 
 
 def test_round_trip_keeps_dose_and_recomputes_job_targets(tmp_path):
-    rows = read_pairs(write(tmp_path / "s_m1_pairs.jsonl", [upstream_row(operator="entity_rename"),
-                                                            upstream_row(twin="t2", operator="sentence_reorder", delta=0.0)]))
+    rows = read_pairs(
+        write(
+            tmp_path / "s_m1_pairs.jsonl",
+            [upstream_row(operator="entity_rename"), upstream_row(twin="t2", operator="sentence_reorder", delta=0.0)],
+        )
+    )
     out = tmp_path / "out.jsonl"
     write_pairs(out, rows)
     written = [json.loads(line) for line in out.read_text().splitlines()]

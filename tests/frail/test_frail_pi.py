@@ -25,8 +25,17 @@ def planted(n_jobs, rng):
     a, b = -0.5 + 0.8 * x[:, 0], 0.1 + 0.25 * x[:, 1]
     p = expit(a[:, None] + b[:, None] * (np.array(DOSES)[None, :] - 5.0))
     k = rng.binomial(30, p)
-    return x, a, b, DoseCounts(np.repeat(np.arange(n_jobs), 5), np.tile(np.array(DOSES, float), n_jobs),
-                               k.ravel().astype(np.float32), np.full(k.size, 30, np.float32))
+    return (
+        x,
+        a,
+        b,
+        DoseCounts(
+            np.repeat(np.arange(n_jobs), 5),
+            np.tile(np.array(DOSES, float), n_jobs),
+            k.ravel().astype(np.float32),
+            np.full(k.size, 30, np.float32),
+        ),
+    )
 
 
 def subset(counts, jobs):
@@ -37,7 +46,11 @@ def subset(counts, jobs):
 def test_frail_pi_recovers_a_planted_dose_effect(tmp_path):
     rng = np.random.default_rng(0)
     x, a, b, counts = planted(300, rng)
-    model = FrailPi(2, DOSES, PiConfig(hidden=16, dropout=0.0, weight_decay=0.0, lr=2e-2, batch_size=1024, max_epochs=80, patience=10))
+    model = FrailPi(
+        2,
+        DOSES,
+        PiConfig(hidden=16, dropout=0.0, weight_decay=0.0, lr=2e-2, batch_size=1024, max_epochs=80, patience=10),
+    )
     seen = []
     model.fit(x, subset(counts, np.arange(200)), subset(counts, np.arange(200, 250)), lambda *e: seen.append(e))
     assert seen and seen[0][0] == 1 and len(seen) == len(model.history)
@@ -100,4 +113,6 @@ def test_bow_svd_features_are_additive_in_the_edit():
     x = feat.transform(texts)
     np.testing.assert_allclose(x[2] - x[0], x[3] - x[1], atol=1e-5)
     tfidf = make_featurizer("tfidf_svd").fit(texts * 2).transform(texts)
-    assert not np.allclose(tfidf[2] - tfidf[0], tfidf[3] - tfidf[1], atol=1e-3)  # length normalisation mixes in the base
+    assert not np.allclose(
+        tfidf[2] - tfidf[0], tfidf[3] - tfidf[1], atol=1e-3
+    )  # length normalisation mixes in the base

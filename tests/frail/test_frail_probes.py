@@ -16,7 +16,14 @@ from causal_suite.errors import SuiteInputError
 from frail.cli import main
 from frail.models.pi import FrailPi
 from frail.pairs import read_pairs, write_pairs
-from frail.probes import PROBE_FEATURES, ProbeSet, collect_probes_from_logs, probes_from_pairs, read_probes, write_probes
+from frail.probes import (
+    PROBE_FEATURES,
+    ProbeSet,
+    collect_probes_from_logs,
+    probes_from_pairs,
+    read_probes,
+    write_probes,
+)
 from frail.synth import generate_bernoulli
 from glass_inspect.corpus import PairRecord, TextRecord
 from glass_inspect.dataset import build_samples
@@ -24,17 +31,34 @@ from glass_inspect.scorers import glass_match, modal_answer
 
 
 def _text(tid, base, role, op):
-    return TextRecord(text_id=tid, base_id=base, role=role, operator=op, injection_size=0, seed=0,
-                      text=f"[{tid}] How many things are there?", answer="7", complexity_score=0.5, category="gsm",
-                      suite="gsm")
+    return TextRecord(
+        text_id=tid,
+        base_id=base,
+        role=role,
+        operator=op,
+        injection_size=0,
+        seed=0,
+        text=f"[{tid}] How many things are there?",
+        answer="7",
+        complexity_score=0.5,
+        category="gsm",
+        suite="gsm",
+    )
 
 
-POOL = {r.text_id: r for b in ("b1", "b2", "b3") for r in (_text(b, b, "base", "base"),
-                                                           _text(f"{b}-t1", b, "twin", "entity_rename"))}
+POOL = {
+    r.text_id: r
+    for b in ("b1", "b2", "b3")
+    for r in (_text(b, b, "base", "base"), _text(f"{b}-t1", b, "twin", "entity_rename"))
+}
 PAIRS = {1: [PairRecord(b, f"{b}-t1", "entity_rename", 0, 1) for b in ("b1", "b2", "b3")]}
 # the four draws of each prompt (served in call order; the features do not depend on the order)
-DRAWS = {"[b1]": ["ANSWER: 7", "ANSWER: 7.0", "ANSWER: 6", "I am not sure."],  # 7.0 is the answer 7
-         "[b1-t1]": ["ANSWER: 1"] * 4, "[b2]": ["ANSWER: 7"] * 4, "[b3]": ["ANSWER: 5"] * 3 + ["ANSWER: 9"]}
+DRAWS = {
+    "[b1]": ["ANSWER: 7", "ANSWER: 7.0", "ANSWER: 6", "I am not sure."],  # 7.0 is the answer 7
+    "[b1-t1]": ["ANSWER: 1"] * 4,
+    "[b2]": ["ANSWER: 7"] * 4,
+    "[b3]": ["ANSWER: 5"] * 3 + ["ANSWER: 9"],
+}
 
 
 def _replies():
@@ -50,8 +74,13 @@ def _replies():
 
 def _glass_log(tmp_path, model, ids=("b1", "b1-t1", "b2", "b3"), epochs=4, score=None, name="logs"):
     samples = [s for s in build_samples(POOL, PAIRS) if s.id in ids]
-    task = Task(dataset=samples, solver=generate(), scorer=score() if score else glass_match("gsm"),
-                epochs=Epochs(epochs, modal_answer()), version=1)
+    task = Task(
+        dataset=samples,
+        solver=generate(),
+        scorer=score() if score else glass_match("gsm"),
+        epochs=Epochs(epochs, modal_answer()),
+        version=1,
+    )
     [log] = eval(task, model=model, display="none", log_dir=str(tmp_path / name))
     assert log.status == "success"
     return log.location
@@ -70,12 +99,27 @@ def test_probe_features_from_a_scripted_glass_log(tmp_path, scripted, capsys):
     assert probes.solver == "mockllm/model" and probes.n_samples == 4 and probes.features == list(PROBE_FEATURES)
     assert probes.sources == [log] and set(probes.probes) == {"b1", "b2", "b3"}  # twins are never probed
     expected = {  # b1: answers 7, 7, 6, none -> three categories (the no-answer draw is its own)
-        "b1": {"accuracy": 0.5, "modal_share": 0.5, "answer_entropy": _entropy(0.5, 0.25, 0.25),
-               "distinct_answers": 0.75, "no_answer_rate": 0.25},
-        "b2": {"accuracy": 1.0, "modal_share": 1.0, "answer_entropy": 0.0, "distinct_answers": 0.25,
-               "no_answer_rate": 0.0},
-        "b3": {"accuracy": 0.0, "modal_share": 0.75, "answer_entropy": _entropy(0.75, 0.25), "distinct_answers": 0.5,
-               "no_answer_rate": 0.0},
+        "b1": {
+            "accuracy": 0.5,
+            "modal_share": 0.5,
+            "answer_entropy": _entropy(0.5, 0.25, 0.25),
+            "distinct_answers": 0.75,
+            "no_answer_rate": 0.25,
+        },
+        "b2": {
+            "accuracy": 1.0,
+            "modal_share": 1.0,
+            "answer_entropy": 0.0,
+            "distinct_answers": 0.25,
+            "no_answer_rate": 0.0,
+        },
+        "b3": {
+            "accuracy": 0.0,
+            "modal_share": 0.75,
+            "answer_entropy": _entropy(0.75, 0.25),
+            "distinct_answers": 0.5,
+            "no_answer_rate": 0.0,
+        },
     }
     for base, features in expected.items():
         assert probes.probes[base] == pytest.approx(features), base
@@ -112,11 +156,15 @@ def test_bad_logs_are_refused_and_unscored_bases_dropped(tmp_path, scripted):
     with pytest.raises(SuiteInputError, match="scored by 'mockllm/other' but an earlier log by 'mockllm/model'"):
         collect_probes_from_logs([four, other])
     with pytest.raises(SuiteInputError, match="not from a glass task"):
-        collect_probes_from_logs([_glass_log(tmp_path, scripted(_replies()), ids=("b2",), score=other_scorer,
-                                             name="d")])
+        collect_probes_from_logs(
+            [_glass_log(tmp_path, scripted(_replies()), ids=("b2",), score=other_scorer, name="d")]
+        )
     failing = _glass_log(tmp_path, scripted(_replies()), ids=("b2", "b3"), score=failing_glass_match, name="e")
     probes = collect_probes_from_logs([failing, four])  # b2 from the first log that has it, b1 from the second
-    assert set(probes.probes) == {"b1", "b2"} and probes.counts == {"excluded_unscored_bases": 1, "bases_already_probed": 1}
+    assert set(probes.probes) == {"b1", "b2"} and probes.counts == {
+        "excluded_unscored_bases": 1,
+        "bases_already_probed": 1,
+    }
 
 
 def test_probes_from_pairs_and_its_refusals(tmp_path, capsys):
@@ -139,21 +187,34 @@ def test_probes_from_pairs_and_its_refusals(tmp_path, capsys):
 
 
 def _probe_json(drop=(), **changes):
-    raw = {"format": "frail-base-probes", "version": 1, "solver": "s", "sources": [], "n_samples": 5,
-           "features": ["accuracy", "modal_share"], "probes": {"b1": {"accuracy": 0.4, "modal_share": 0.6}}}
+    raw = {
+        "format": "frail-base-probes",
+        "version": 1,
+        "solver": "s",
+        "sources": [],
+        "n_samples": 5,
+        "features": ["accuracy", "modal_share"],
+        "probes": {"b1": {"accuracy": 0.4, "modal_share": 0.6}},
+    }
     raw.update(changes)
     return json.dumps({k: v for k, v in raw.items() if k not in drop})
 
 
-@pytest.mark.parametrize("text, message", [
-    ("{not json", "is not valid JSON"),
-    (_probe_json(format="other"), "field 'format' is 'other'"),
-    (_probe_json(version=2), "field 'version' is 2"),
-    (_probe_json(drop=("solver",)), "lacks field(s) solver"),
-    (_probe_json(probes={"b1": {"accuracy": "high", "modal_share": 0.5}}), "base 'b1': field 'accuracy' should be a number"),
-    (_probe_json(probes={"b1": {"accuracy": 0.5}}), "base 'b1': field 'modal_share' is missing"),
-    (_probe_json(n_samples=0), "field 'n_samples' must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("{not json", "is not valid JSON"),
+        (_probe_json(format="other"), "field 'format' is 'other'"),
+        (_probe_json(version=2), "field 'version' is 2"),
+        (_probe_json(drop=("solver",)), "lacks field(s) solver"),
+        (
+            _probe_json(probes={"b1": {"accuracy": "high", "modal_share": 0.5}}),
+            "base 'b1': field 'accuracy' should be a number",
+        ),
+        (_probe_json(probes={"b1": {"accuracy": 0.5}}), "base 'b1': field 'modal_share' is missing"),
+        (_probe_json(n_samples=0), "field 'n_samples' must be a positive integer"),
+    ],
+)
 def test_bad_probe_files_fail_in_one_sentence(tmp_path, text, message):
     path = tmp_path / "probes.json"
     path.write_text(text)
@@ -178,9 +239,30 @@ def synth(tmp_path_factory):
 
 def test_report_protocol_both_writes_two_separate_reports(synth, tmp_path, capsys):
     out = tmp_path / "rep"
-    assert main(["report", "--pairs", str(synth / "synth.jsonl"), "--protocol", "both", "--probe-file",
-                 str(synth / "probes.json"), "--featurizer", "hashing", "--seeds", "0", "--max-epochs", "4",
-                 "--out", str(out), "--quiet", "--save-models"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--pairs",
+                str(synth / "synth.jsonl"),
+                "--protocol",
+                "both",
+                "--probe-file",
+                str(synth / "probes.json"),
+                "--featurizer",
+                "hashing",
+                "--seeds",
+                "0",
+                "--max-epochs",
+                "4",
+                "--out",
+                str(out),
+                "--quiet",
+                "--save-models",
+            ]
+        )
+        == 0
+    )
     text, probe = (json.loads((out / p / "summary.json").read_text()) for p in ("text", "text_probe"))
     assert text["protocol"] == "text" and "probes" not in text and "probe_only" not in text["aggregate"]["spearman"]
     assert probe["protocol"] == "text_probe" and "probe_only" in probe["aggregate"]["spearman"]
@@ -210,7 +292,9 @@ def test_report_protocol_both_writes_two_separate_reports(synth, tmp_path, capsy
 
     # save -> evaluate: the saved text_probe model reproduces its report's test-fold Spearman with the probe file
     args = ["evaluate", "--pairs", str(synth / "synth.jsonl"), "--seed", "0", "--model"]
-    assert main(args + [str(out / "text_probe/models/frail_pi_seed0.pt"), "--probe-file", str(synth / "probes.json")]) == 0
+    assert (
+        main(args + [str(out / "text_probe/models/frail_pi_seed0.pt"), "--probe-file", str(synth / "probes.json")]) == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["protocol"] == "text_probe"
     assert result["spearman"]["pi"] == pytest.approx(probe["per_seed"][0]["spearman"]["frail_pi"]["pi"])
@@ -236,10 +320,14 @@ def test_report_refuses_bad_probe_inputs_before_writing(synth, tmp_path, capsys)
         (["--protocol", "text_probe"], "--protocol text_probe needs the base probes: pass --probe-file"),
         (["--protocol", "both"], "--protocol both needs the base probes"),
         (["--probe-file", str(synth / "probes.json")], "--probe-file is read by --protocol text_probe or both"),
-        (["--protocol", "both", "--probe-file", str(other)], "holds draws of solver 'gpt-x' but the pairs were scored "
-                                                             "by 'synth-cd'"),
-        (["--protocol", "text_probe", "--probe-file", str(partial)],
-         f"lacks 3 of the 60 bases of the pairs (e.g. {', '.join(map(repr, first))})"),
+        (
+            ["--protocol", "both", "--probe-file", str(other)],
+            "holds draws of solver 'gpt-x' but the pairs were scored by 'synth-cd'",
+        ),
+        (
+            ["--protocol", "text_probe", "--probe-file", str(partial)],
+            f"lacks 3 of the 60 bases of the pairs (e.g. {', '.join(map(repr, first))})",
+        ),
         (["--protocol", "text_probe", "--probe-file", str(tmp_path / "absent.json")], "probe file"),
     ]
     for extra, message in cases:

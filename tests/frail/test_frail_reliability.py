@@ -22,7 +22,9 @@ def _known_noise(n_jobs: int, twins: int, seed: int) -> tuple[np.ndarray, np.nda
     pi = rng.beta(2, 8, n_jobs)
     n = np.full(n_jobs, twins)
     k = rng.binomial(twins, pi)
-    truth = np.mean([spearman(rng.binomial(twins, p_) / twins, p_) for p_ in [rng.beta(2, 8, n_jobs) for _ in range(40)]])
+    truth = np.mean(
+        [spearman(rng.binomial(twins, p_) / twins, p_) for p_ in [rng.beta(2, 8, n_jobs) for _ in range(40)]]
+    )
     return k, n, float(truth)
 
 
@@ -75,8 +77,18 @@ def test_ceiling_bad_input():
 
 
 def _obs(base: str, twin: str, family: str, y_base: float, y_twin: float) -> PairObservation:
-    return PairObservation(base_id=base, twin_id=twin, operator=f"{family}_m1", family=family, dose=1,
-                           complexity_score=0.5, base_text="b", twin_text="t", y_base=y_base, y_twin=y_twin)
+    return PairObservation(
+        base_id=base,
+        twin_id=twin,
+        operator=f"{family}_m1",
+        family=family,
+        dose=1,
+        complexity_score=0.5,
+        base_text="b",
+        twin_text="t",
+        y_base=y_base,
+        y_twin=y_twin,
+    )
 
 
 def test_identity_twin_floor_on_hand_made_rows():

@@ -21,8 +21,23 @@ def synth_pairs(tmp_path):
 
 def test_report_writes_summary_markdown_and_plots(synth_pairs, tmp_path, capsys):
     out = tmp_path / "rep"
-    code = main(["report", "--pairs", str(synth_pairs), "--featurizer", "hashing", "--seeds", "0,1",
-                 "--out", str(out), "--max-epochs", "15", "--save-models", "--dump-predictions"])
+    code = main(
+        [
+            "report",
+            "--pairs",
+            str(synth_pairs),
+            "--featurizer",
+            "hashing",
+            "--seeds",
+            "0,1",
+            "--out",
+            str(out),
+            "--max-epochs",
+            "15",
+            "--save-models",
+            "--dump-predictions",
+        ]
+    )
     assert code == 0
     text = (out / "summary.json").read_text()
     assert "NaN" not in text
@@ -33,8 +48,15 @@ def test_report_writes_summary_markdown_and_plots(synth_pairs, tmp_path, capsys)
     assert set(agg["spearman"]) == {"frail_pi", "surface_gbt", "complexity", "text_length", "base_y"}
     assert agg["spearman"]["frail_pi"]["pi"]["n"] == 2 and -1 <= agg["spearman"]["frail_pi"]["pi"]["mean"] <= 1
     assert set(agg["orthogonality"]["crd"]) == {"corr_target_C", "corr_pred_C", "corr_pred_C2"}
-    for name in ("report.md", "pi_scatter.png", "dose_response.png", "orthogonality.png", "predictions_seed0.csv",
-                 "models/frail_pi_seed0.pt", "models/frail_pi_seed0.pt.split.json"):
+    for name in (
+        "report.md",
+        "pi_scatter.png",
+        "dose_response.png",
+        "orthogonality.png",
+        "predictions_seed0.csv",
+        "models/frail_pi_seed0.pt",
+        "models/frail_pi_seed0.pt.split.json",
+    ):
         assert (out / name).exists(), name
     printed = capsys.readouterr().out
     assert "Test-fold Spearman" in printed and "## Reliability" in printed and "## Curation" in printed
@@ -64,10 +86,16 @@ def test_report_writes_summary_markdown_and_plots(synth_pairs, tmp_path, capsys)
             assert cur["recall"][name][k]["mean"] <= cur["recall"]["oracle"][k]["mean"] + 1e-12
 
     # the saved seed-0 model scores its own test fold, and refuses seed 1's (which it trained on)
-    assert main(["evaluate", "--model", str(out / "models/frail_pi_seed0.pt"), "--pairs", str(synth_pairs), "--seed", "0"]) == 0
+    assert (
+        main(["evaluate", "--model", str(out / "models/frail_pi_seed0.pt"), "--pairs", str(synth_pairs), "--seed", "0"])
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["n_test_solvable"] > 3 and result["spearman"]["pi"] is not None
-    assert main(["evaluate", "--model", str(out / "models/frail_pi_seed0.pt"), "--pairs", str(synth_pairs), "--seed", "1"]) == 2
+    assert (
+        main(["evaluate", "--model", str(out / "models/frail_pi_seed0.pt"), "--pairs", str(synth_pairs), "--seed", "1"])
+        == 2
+    )
     assert "refusing to score" in capsys.readouterr().err
 
 
@@ -79,7 +107,9 @@ def test_fold_free_features_are_computed_once_per_dataset(synth_pairs):
     from frail.splits import make_split
 
     data, config = load_dataset([synth_pairs]), PiConfig(max_epochs=3)
-    first, second = (run_seed(data, make_split(data.jobs.index, data.fingerprint, s), "hashing", config) for s in (0, 1))
+    first, second = (
+        run_seed(data, make_split(data.jobs.index, data.fingerprint, s), "hashing", config) for s in (0, 1)
+    )
     assert second.featurizer is first.featurizer and len(data.fold_free_features) == 1
     fresh = load_dataset([synth_pairs])  # no cache: the shared features give the same seed-1 result
     alone = run_seed(fresh, make_split(fresh.jobs.index, fresh.fingerprint, 1), "hashing", config)
@@ -115,14 +145,42 @@ def test_report_without_dump_writes_no_predictions_and_reports_the_identity_floo
     rows = read_pairs(synth_pairs)
     solved = sorted({r.base_id for r in rows if r.y_base == 1.0})[:10]
     first = {r.base_id: r for r in rows}
-    identity = [PairObservation(**{**first[b].__dict__, "twin_id": f"{b}-id", "operator": "identity_m1",
-                                   "family": "identity", "dose": 1, "twin_text": first[b].base_text,
-                                   "y_twin": 0.0 if i == 0 else 1.0}) for i, b in enumerate(solved)]
+    identity = [
+        PairObservation(
+            **{
+                **first[b].__dict__,
+                "twin_id": f"{b}-id",
+                "operator": "identity_m1",
+                "family": "identity",
+                "dose": 1,
+                "twin_text": first[b].base_text,
+                "y_twin": 0.0 if i == 0 else 1.0,
+            }
+        )
+        for i, b in enumerate(solved)
+    ]
     path = tmp_path / "with_identity.jsonl"
     write_pairs(path, rows + identity)
     out = tmp_path / "rep"
-    assert main(["report", "--pairs", str(path), "--featurizer", "hashing", "--seeds", "0", "--out", str(out),
-                 "--max-epochs", "5", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--pairs",
+                str(path),
+                "--featurizer",
+                "hashing",
+                "--seeds",
+                "0",
+                "--out",
+                str(out),
+                "--max-epochs",
+                "5",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert not list(out.glob("predictions_seed*.csv"))
     summary = json.loads((out / "summary.json").read_text())
     floor = summary["reliability"]["identity_floor"]
@@ -131,15 +189,33 @@ def test_report_without_dump_writes_no_predictions_and_reports_the_identity_floo
 
 
 def test_encoder_flags_are_refused_for_cpu_featurizers(synth_pairs, tmp_path, capsys):
-    assert main(["report", "--pairs", str(synth_pairs), "--featurizer", "hashing", "--encoder", "x",
-                 "--out", str(tmp_path / "r")]) == 2
+    assert (
+        main(
+            [
+                "report",
+                "--pairs",
+                str(synth_pairs),
+                "--featurizer",
+                "hashing",
+                "--encoder",
+                "x",
+                "--out",
+                str(tmp_path / "r"),
+            ]
+        )
+        == 2
+    )
     assert "--encoder apply to the encoder featurizers" in capsys.readouterr().err
 
 
 def test_frail_tau_command_runs_the_mechanism_check(tmp_path, capsys):
     out = tmp_path / "tau.json"
-    assert main(["tau", "--n-jobs", "40", "--data-seed", "3", "--seeds", "0", "--featurizer", "hashing",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            ["tau", "--n-jobs", "40", "--data-seed", "3", "--seeds", "0", "--featurizer", "hashing", "--out", str(out)]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "frail_tau_contrast" in printed and "abs_rho_C" in printed
     result = json.loads(out.read_text())
@@ -150,14 +226,37 @@ def test_frail_transfer_command(tmp_path, capsys):
     rows, _ = generate_bernoulli(60, twins_per_dose=2, seed=4)
     paths = {}
     for solver, flip in (("a", False), ("b", True)):
-        changed = [PairObservation(**{**r.__dict__, "solver": solver,
-                                      "y_twin": (1.0 - r.y_twin) if flip and r.dose == 9 and r.y_base == 1.0 else r.y_twin})
-                   for r in rows]
+        changed = [
+            PairObservation(
+                **{
+                    **r.__dict__,
+                    "solver": solver,
+                    "y_twin": (1.0 - r.y_twin) if flip and r.dose == 9 and r.y_base == 1.0 else r.y_twin,
+                }
+            )
+            for r in rows
+        ]
         paths[solver] = tmp_path / f"{solver}.jsonl"
         write_pairs(paths[solver], changed)
     out = tmp_path / "transfer.json"
-    assert main(["transfer", "--solver", f"a={paths['a']}", "--solver", f"b={paths['b']}", "--featurizer", "hashing",
-                 "--max-epochs", "5", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "transfer",
+                "--solver",
+                f"a={paths['a']}",
+                "--solver",
+                f"b={paths['b']}",
+                "--featurizer",
+                "hashing",
+                "--max-epochs",
+                "5",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     result = json.loads(out.read_text())
     assert [(r["train"], r["test"]) for r in result["transfer"]] == [("a", "a"), ("a", "b"), ("b", "a"), ("b", "b")]
     assert main(["transfer", "--solver", f"a{paths['a']}", "--solver", f"b={paths['b']}", "--out", str(out)]) == 2
@@ -168,9 +267,11 @@ def test_cli_offers_encoder_featurizers_without_importing_torch():
     import subprocess
     import sys
 
-    code = ("import sys, frail.cli\n"
-            "frail.cli.build_parser().parse_args(['report', '--pairs', 'x', '--out', 'y', '--featurizer', 'hf_lora'])\n"
-            "print('torch' in sys.modules)")
+    code = (
+        "import sys, frail.cli\n"
+        "frail.cli.build_parser().parse_args(['report', '--pairs', 'x', '--out', 'y', '--featurizer', 'hf_lora'])\n"
+        "print('torch' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 

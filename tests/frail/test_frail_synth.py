@@ -6,7 +6,21 @@ import numpy as np
 
 from frail.cli import main
 from frail.estimands import job_targets, observations_frame
-from frail.synth import DOMAINS, MULTI, NO_GLOSS, OPERATORS, QUESTION, SIMPLE, Job, _twin_text, continuous_tau, generate_bernoulli, generate_continuous, mechanism_checks, oracle_tau_given_c
+from frail.synth import (
+    DOMAINS,
+    MULTI,
+    NO_GLOSS,
+    OPERATORS,
+    QUESTION,
+    SIMPLE,
+    Job,
+    _twin_text,
+    continuous_tau,
+    generate_bernoulli,
+    generate_continuous,
+    mechanism_checks,
+    oracle_tau_given_c,
+)
 
 
 def test_continuous_variant_is_calibrated_and_length_free():
@@ -79,8 +93,10 @@ def test_every_continuous_operator_makes_a_visible_edit_whose_size_ignores_c():
 
 def _job(multi: int, nouns: list[str]) -> Job:
     """A bakery job whose first ``multi`` setup sentences are multi-step (C = multi / 6)."""
-    setup = [(MULTI if i < multi else SIMPLE).format(name="Ava", n=20 + i, k=3, noun=noun)
-             for i, noun in enumerate(nouns[:-1])]
+    setup = [
+        (MULTI if i < multi else SIMPLE).format(name="Ava", n=20 + i, k=3, noun=noun)
+        for i, noun in enumerate(nouns[:-1])
+    ]
     return Job("j", "bakery", multi / 6, 0.5, "Ava", setup, QUESTION.format(noun=nouns[-1], name="Ava"), nouns)
 
 

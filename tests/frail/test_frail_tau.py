@@ -39,8 +39,10 @@ def test_invariance_loss_decreases_on_constructed_pairs(encoder):
     val, _ = _pairs(20, 1)
 
     def final_invariance(lambda_inv: float) -> tuple[float, float]:
-        model = FrailTau(DIM, TauConfig(encoder=encoder, lambda_inv=lambda_inv, representation_epochs=60,
-                                        calibration_epochs=0, seed=3))
+        model = FrailTau(
+            DIM,
+            TauConfig(encoder=encoder, lambda_inv=lambda_inv, representation_epochs=60, calibration_epochs=0, seed=3),
+        )
         xb, xt = (torch.from_numpy(a.astype(np.float32)) for a in (train.x_base, train.x_twin))
         with torch.no_grad():
             start = float(model.net.invariance(model.net.encoder(xb), model.net.encoder(xt)))
@@ -92,7 +94,9 @@ def test_synth_mechanism_check_reports_every_method():
     rows, truth = generate_continuous(40, 3)
     cfg = TauConfig(representation_epochs=2, calibration_epochs=5, seed=0)
     out = tau_check(rows, [0], "hashing", cfg, truth)
-    assert {"frail_tau_contrast", "frail_tau_ex_ante", "complexity", "surface_gbt", "oracle_d_perp"} <= set(out["mean"]["job"])
+    assert {"frail_tau_contrast", "frail_tau_ex_ante", "complexity", "surface_gbt", "oracle_d_perp"} <= set(
+        out["mean"]["job"]
+    )
     assert {"surface_gbt_resid", "frail_tau_ex_ante_resid"} <= set(out["mean"]["job"])  # explicit residualisation
     assert not any(m.endswith("_resid") for m in out["mean"]["observation"])
     oracle = out["mean"]["job"]["oracle_d_perp"]
@@ -116,12 +120,22 @@ def _edited_pairs(encoder: str) -> np.ndarray:
     x = dict(zip(texts, feat.transform(texts)))
     job_of = {b: i for i, b in enumerate(sorted(set(frame["base_id"])))}
     c_job = frame.groupby("base_id")["C"].first().to_numpy()
-    data = TauData(np.stack([x[t] for t in frame["base_text"]]), np.stack([x[t] for t in frame["twin_text"]]),
-                   frame["delta"].to_numpy(), frame["base_id"].map(job_of).to_numpy(), c_job)
+    data = TauData(
+        np.stack([x[t] for t in frame["base_text"]]),
+        np.stack([x[t] for t in frame["twin_text"]]),
+        frame["delta"].to_numpy(),
+        frame["base_id"].map(job_of).to_numpy(),
+        c_job,
+    )
     model = FrailTau(data.x_base.shape[1], TauConfig(encoder=encoder, representation_epochs=2, calibration_epochs=5))
     model.fit(data, data)
-    probe = TauData(np.stack([x[b] for b in bases]), np.stack([x[b + edit] for b in bases]), np.zeros(2),
-                    np.arange(2), np.array([rows[0].complexity_score, rows[-1].complexity_score]))
+    probe = TauData(
+        np.stack([x[b] for b in bases]),
+        np.stack([x[b + edit] for b in bases]),
+        np.zeros(2),
+        np.arange(2),
+        np.array([rows[0].complexity_score, rows[-1].complexity_score]),
+    )
     return model.predict(probe)["contrast_obs"]
 
 

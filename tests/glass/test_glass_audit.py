@@ -72,7 +72,8 @@ def test_maths_symbols_of_the_target_may_not_be_redefined():
     assert maths_symbols("Solve $ax+bx=c$.") == {"a", "b", "c", "x"}
     assert structural_audit(base, ["A box holds $x$ pens and 3 cups."], "10", tex=True).drops == (DROP_VARIABLE,)
     assert structural_audit("Find $ax+1$ if $a=2$.", ["A box holds $x$ pens and 3 cups."], "10", tex=True).drops == (
-        DROP_VARIABLE,)
+        DROP_VARIABLE,
+    )
     assert structural_audit(base, ["A box holds $y$ pens and 3 cups."], "10", tex=True).drops == ()
     assert structural_audit(base, ["Suppose $y = 2$."], "10", tex=True).drops == (DROP_NOT_SETUP,)
     assert structural_audit(base, ["A square has side $4$."], "10", tex=True).drops == ()
@@ -124,8 +125,13 @@ def test_noop_audit_end_to_end_with_scripted_adjudicator(small_corpus, scripted,
 
     adjudicator = scripted(reply)
     under_test = scripted("must not be called")
-    [log] = eval(noop_audit(corpus=str(small_corpus)), model=under_test,
-                 model_roles={"adjudicator": adjudicator}, display="none", log_dir=str(tmp_path / "logs"))
+    [log] = eval(
+        noop_audit(corpus=str(small_corpus)),
+        model=under_test,
+        model_roles={"adjudicator": adjudicator},
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
     assert log.status == "success" and len(log.samples) == len(twins)
     assert under_test.prompts == []
     # the unparsable twin was asked 1 + 2 retries times, every other twin once
@@ -150,8 +156,13 @@ def test_noop_audit_end_to_end_with_scripted_adjudicator(small_corpus, scripted,
     assert not read_corpus_info(small_corpus)["audited"]
 
     # the log belongs to this pool only
-    other = build_corpus("gsm", str(resources.files("glass_inspect.corpus").joinpath("data/gsm_builtin.jsonl")),
-                         tmp_path / "other", limit=4, doses=(1,))
+    other = build_corpus(
+        "gsm",
+        str(resources.files("glass_inspect.corpus").joinpath("data/gsm_builtin.jsonl")),
+        tmp_path / "other",
+        limit=4,
+        doses=(1,),
+    )
     with pytest.raises(SuiteInputError, match="different pool"):
         apply_audit(log.location, other, tmp_path / "audited2")
     assert not (tmp_path / "audited2").exists()
@@ -170,14 +181,27 @@ def test_identical_prompts_are_adjudicated_once():
     from glass_inspect.dataset import audit_samples
 
     def rec(text_id, base_id, role, operator, text):
-        return TextRecord(text_id=text_id, base_id=base_id, role=role, operator=operator, injection_size=0, seed=0,
-                          text=text, answer="5", complexity_score=0.5, category="gsm", suite="gsm")
+        return TextRecord(
+            text_id=text_id,
+            base_id=base_id,
+            role=role,
+            operator=operator,
+            injection_size=0,
+            seed=0,
+            text=text,
+            answer="5",
+            complexity_score=0.5,
+            category="gsm",
+            suite="gsm",
+        )
 
-    pool = [rec("a", "a", "base", "base", "Ann has 5 pens. How many pens?"),
-            rec("b", "b", "base", "base", "Ann has 5 pens. How many pens?"),  # a duplicate problem
-            rec("a-r", "a", "twin", "entity_rename", "Mei has 5 pens. How many pens?"),
-            rec("b-r", "b", "twin", "entity_rename", "Mei has 5 pens. How many pens?"),
-            rec("a-i", "a", "twin", "identity", "Ann has 5 pens. How many pens?")]
+    pool = [
+        rec("a", "a", "base", "base", "Ann has 5 pens. How many pens?"),
+        rec("b", "b", "base", "base", "Ann has 5 pens. How many pens?"),  # a duplicate problem
+        rec("a-r", "a", "twin", "entity_rename", "Mei has 5 pens. How many pens?"),
+        rec("b-r", "b", "twin", "entity_rename", "Mei has 5 pens. How many pens?"),
+        rec("a-i", "a", "twin", "identity", "Ann has 5 pens. How many pens?"),
+    ]
     samples = audit_samples(pool)
     assert [s.id for s in samples] == ["a-r"]
     assert "Mei has 5 pens" in samples[0].input and samples[0].target == "5"

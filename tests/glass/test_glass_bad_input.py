@@ -24,21 +24,24 @@ def _edit_line(path: Path, lineno: int, **changes) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-@pytest.mark.parametrize(("changes", "message"), [
-    ({"complexity_score": "0.3"}, r"field 'complexity_score' should be a number, got '0\.3'"),
-    ({"complexity_score": 7.5}, r"field 'complexity_score' is 7\.5; it must be in \[0, 1\]"),
-    ({"complexity_score": -0.1}, r"field 'complexity_score' is -0\.1; it must be in \[0, 1\]"),
-    ({"complexity_score": float("nan")}, r"field 'complexity_score' should be a finite number, got nan"),
-    ({"complexity_score": True}, r"field 'complexity_score' should be a number, got True"),
-    ({"injection_size": 1.5}, r"field 'injection_size' should be an integer, got 1\.5"),
-    ({"injection_size": "2"}, r"field 'injection_size' should be an integer, got '2'"),
-    ({"injection_size": -1}, r"field 'injection_size' is -1; it must be at least 0"),
-    ({"text": 12}, r"field 'text' should be a string, got 12"),
-    ({"text": None}, r"field 'text' should be a string, got None"),
-    ({"answer": 7}, r"field 'answer' should be a string, got 7"),
-    ({"level": "5"}, r"field 'level' should be an integer or null, got '5'"),
-    ({"changes": []}, r"field 'changes' should be an object, got \[\]"),
-])
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"complexity_score": "0.3"}, r"field 'complexity_score' should be a number, got '0\.3'"),
+        ({"complexity_score": 7.5}, r"field 'complexity_score' is 7\.5; it must be in \[0, 1\]"),
+        ({"complexity_score": -0.1}, r"field 'complexity_score' is -0\.1; it must be in \[0, 1\]"),
+        ({"complexity_score": float("nan")}, r"field 'complexity_score' should be a finite number, got nan"),
+        ({"complexity_score": True}, r"field 'complexity_score' should be a number, got True"),
+        ({"injection_size": 1.5}, r"field 'injection_size' should be an integer, got 1\.5"),
+        ({"injection_size": "2"}, r"field 'injection_size' should be an integer, got '2'"),
+        ({"injection_size": -1}, r"field 'injection_size' is -1; it must be at least 0"),
+        ({"text": 12}, r"field 'text' should be a string, got 12"),
+        ({"text": None}, r"field 'text' should be a string, got None"),
+        ({"answer": 7}, r"field 'answer' should be a string, got 7"),
+        ({"level": "5"}, r"field 'level' should be an integer or null, got '5'"),
+        ({"changes": []}, r"field 'changes' should be an object, got \[\]"),
+    ],
+)
 def test_bad_pool_record_fails_task_construction(tmp_path, changes, message):
     corpus = write_corpus(tmp_path / "corpus")
     _edit_line(corpus / "pool.jsonl", 3, **changes)
@@ -46,11 +49,14 @@ def test_bad_pool_record_fails_task_construction(tmp_path, changes, message):
         glassgsm(corpus=str(corpus), doses="1,3")
 
 
-@pytest.mark.parametrize(("changes", "message"), [
-    ({"dose": "1"}, r"field 'dose' should be an integer, got '1'"),
-    ({"injection_size": 2.0}, r"field 'injection_size' should be an integer, got 2\.0"),
-    ({"twin_id": ["g1-er"]}, r"field 'twin_id' should be a string, got \['g1-er'\]"),
-])
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"dose": "1"}, r"field 'dose' should be an integer, got '1'"),
+        ({"injection_size": 2.0}, r"field 'injection_size' should be an integer, got 2\.0"),
+        ({"twin_id": ["g1-er"]}, r"field 'twin_id' should be a string, got \['g1-er'\]"),
+    ],
+)
 def test_bad_manifest_record_fails_task_construction(tmp_path, changes, message):
     corpus = write_corpus(tmp_path / "corpus")
     _edit_line(manifest_path(corpus, 1), 2, **changes)
@@ -58,20 +64,40 @@ def test_bad_manifest_record_fails_task_construction(tmp_path, changes, message)
         glassgsm(corpus=str(corpus), doses="1,3")
 
 
-@pytest.mark.parametrize(("damage", "message"), [
-    (lambda c: (c / "pool.jsonl").write_bytes(b'{"text_id": "g1"}\n{"text": "caf\xe9"}\n'),
-     r"pool\.jsonl, line 2: not UTF-8 text \(byte 0xe9\)\.$"),
-    (lambda c: (c / "pool.jsonl").unlink() or (c / "pool.jsonl").mkdir(), r"pool\.jsonl is a directory, not a file\.$"),
-    (lambda c: manifest_path(c, 3).write_text("[1, 2]\n"), r"m3\.jsonl, line 1: must be a JSON object, got list\.$"),
-    (lambda c: (c / "corpus.json").write_text(""), r"corpus\.json is not valid JSON \(line 1: Expecting value\)\.$"),
-    (lambda c: (c / "corpus.json").write_text("[1]"), r"corpus\.json should hold a JSON object, not a list\.$"),
-    (lambda c: (c / "corpus.json").write_bytes(b'{"schema": 1,\n"suite": "gs\xffm"}'),
-     r"corpus\.json, line 2: not UTF-8 text"),
-    (lambda c: (c / "corpus.json").write_text('{"schema": 1, "suite": "gsm", "doses": ["one"]}'),
-     r"corpus\.json: field 'doses\[0\]' should be an integer, got 'one'\.$"),
-    (lambda c: (c / "corpus.json").unlink() or (c / "corpus.json").mkdir(),
-     r"corpus\.json is a directory, not a file\.$"),
-])
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (
+            lambda c: (c / "pool.jsonl").write_bytes(b'{"text_id": "g1"}\n{"text": "caf\xe9"}\n'),
+            r"pool\.jsonl, line 2: not UTF-8 text \(byte 0xe9\)\.$",
+        ),
+        (
+            lambda c: (c / "pool.jsonl").unlink() or (c / "pool.jsonl").mkdir(),
+            r"pool\.jsonl is a directory, not a file\.$",
+        ),
+        (
+            lambda c: manifest_path(c, 3).write_text("[1, 2]\n"),
+            r"m3\.jsonl, line 1: must be a JSON object, got list\.$",
+        ),
+        (
+            lambda c: (c / "corpus.json").write_text(""),
+            r"corpus\.json is not valid JSON \(line 1: Expecting value\)\.$",
+        ),
+        (lambda c: (c / "corpus.json").write_text("[1]"), r"corpus\.json should hold a JSON object, not a list\.$"),
+        (
+            lambda c: (c / "corpus.json").write_bytes(b'{"schema": 1,\n"suite": "gs\xffm"}'),
+            r"corpus\.json, line 2: not UTF-8 text",
+        ),
+        (
+            lambda c: (c / "corpus.json").write_text('{"schema": 1, "suite": "gsm", "doses": ["one"]}'),
+            r"corpus\.json: field 'doses\[0\]' should be an integer, got 'one'\.$",
+        ),
+        (
+            lambda c: (c / "corpus.json").unlink() or (c / "corpus.json").mkdir(),
+            r"corpus\.json is a directory, not a file\.$",
+        ),
+    ],
+)
 def test_bad_corpus_files_fail_task_construction(tmp_path, damage, message):
     corpus = write_corpus(tmp_path / "corpus")
     damage(corpus)
@@ -80,19 +106,29 @@ def test_bad_corpus_files_fail_task_construction(tmp_path, damage, message):
 
 
 def _pair_row(**changes) -> str:
-    row = {"base_id": "b1", "twin_id": "b1-t", "operator": "math_irrelevant_context_m3", "base_text": "A has 2.",
-           "twin_text": "A has 2. It rains.", "complexity_score": 0.4, "answer": "2"}
+    row = {
+        "base_id": "b1",
+        "twin_id": "b1-t",
+        "operator": "math_irrelevant_context_m3",
+        "base_text": "A has 2.",
+        "twin_text": "A has 2. It rains.",
+        "complexity_score": 0.4,
+        "answer": "2",
+    }
     return json.dumps(row | changes) + "\n"
 
 
-@pytest.mark.parametrize(("changes", "message"), [
-    ({"injection_size": "3"}, r"field 'injection_size' should be an integer, got '3'"),
-    ({"complexity_score": "high"}, r"field 'complexity_score' should be a number or null, got 'high'"),
-    ({"complexity_score": 2}, r"field 'complexity_score' is 2; it must be in \[0, 1\]"),
-    ({"dose": 1.5}, r"field 'dose' should be an integer, got 1\.5"),
-    ({"answer": 2}, r"field 'answer' should be a string or null, got 2"),
-    ({"twin_text": 5}, r"LabeledPair lacks text field\(s\) twin_text"),
-])
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"injection_size": "3"}, r"field 'injection_size' should be an integer, got '3'"),
+        ({"complexity_score": "high"}, r"field 'complexity_score' should be a number or null, got 'high'"),
+        ({"complexity_score": 2}, r"field 'complexity_score' is 2; it must be in \[0, 1\]"),
+        ({"dose": 1.5}, r"field 'dose' should be an integer, got 1\.5"),
+        ({"answer": 2}, r"field 'answer' should be a string or null, got 2"),
+        ({"twin_text": 5}, r"LabeledPair lacks text field\(s\) twin_text"),
+    ],
+)
 def test_bad_labeled_pair_rows(tmp_path, changes, message):
     path = tmp_path / "mix_m3_pairs.jsonl"
     path.write_text(_pair_row() + _pair_row(**changes), encoding="utf-8")
@@ -100,11 +136,14 @@ def test_bad_labeled_pair_rows(tmp_path, changes, message):
         read_labeled_pairs(path)
 
 
-@pytest.mark.parametrize(("name", "content", "message"), [
-    ("src.jsonl", b'{"question": "caf\xe9", "answer": "#### 1"}\n', r"src\.jsonl, line 1: not UTF-8 text"),
-    ("src.json", b'{"test": [', r"src\.json is not valid JSON \(line 1: "),
-    ("src.parquet", b"not parquet at all", r"src\.parquet: not a readable parquet file"),
-])
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("src.jsonl", b'{"question": "caf\xe9", "answer": "#### 1"}\n', r"src\.jsonl, line 1: not UTF-8 text"),
+        ("src.json", b'{"test": [', r"src\.json is not valid JSON \(line 1: "),
+        ("src.parquet", b"not parquet at all", r"src\.parquet: not a readable parquet file"),
+    ],
+)
 def test_bad_build_sources(tmp_path, name, content, message):
     path = tmp_path / name
     path.write_bytes(content)

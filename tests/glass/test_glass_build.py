@@ -146,6 +146,7 @@ def test_bad_rows_stop_with_file_record_and_field_or_are_skipped(suite, bad, mes
 
 def test_other_source_layouts_and_errors(tmp_path):
     import datasets  # a core dependency: a missing one must fail here, not skip
+
     rows = [json.loads(line) for line in Path(builtin("gsm")).read_text(encoding="utf-8").splitlines()[:4]]
     (tmp_path / "list.json").write_text(json.dumps(rows), encoding="utf-8")
     datasets.Dataset.from_list(rows).to_parquet(str(tmp_path / "rows.parquet"))
@@ -181,8 +182,21 @@ def test_labeled_pair_round_trip(tmp_path):
         assert write_labeled_pairs(out, m, path) == len(read_manifest(out, m))
         files.append(path)
     row = read_labeled_pairs(files[1])[0]
-    assert {"base_id", "twin_id", "operator", "category", "complexity", "complexity_score", "base_text",
-            "twin_text", "delta_per_model", "delta_mean", "d_obs", "d_wc", "y_base_mean"} <= set(row)
+    assert {
+        "base_id",
+        "twin_id",
+        "operator",
+        "category",
+        "complexity",
+        "complexity_score",
+        "base_text",
+        "twin_text",
+        "delta_per_model",
+        "delta_mean",
+        "d_obs",
+        "d_wc",
+        "y_base_mean",
+    } <= set(row)
     context = [r for r in read_labeled_pairs(files[1]) if r["family"] == "irrelevant_context"]
     assert context and all(r["operator"] == f"math_irrelevant_context_m{r['injection_size']}" for r in context)
     back = import_labeled_pairs(files, "gsm", tmp_path / "back")
@@ -230,8 +244,9 @@ def test_build_on_a_slice_of_the_real_test_sets(suite, path, shared_dir, tmp_pat
     out = tmp_path / suite
     # MATH as documented: distractors lent by GSM8K train problems only (glass_inspect.corpus.build)
     donors = ["--donors", f"gsm:{shared_dir / 'data/gsm8k/train.jsonl'}", "--no-own-donors"] if suite == "math" else []
-    assert main(["--suite", suite, "--source", str(shared_dir / path), "--out", str(out), "--limit", "20",
-                 *donors]) == 0
+    assert (
+        main(["--suite", suite, "--source", str(shared_dir / path), "--out", str(out), "--limit", "20", *donors]) == 0
+    )
     info = read_corpus_info(out)
     pool = read_pool(out)
     assert info["counts"]["bases"] == 20 and info["counts"]["skipped_rows"] == 0

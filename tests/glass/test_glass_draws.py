@@ -47,10 +47,15 @@ def choices_model(draws: dict[str, list[str | None]], calls: list[tuple[str, int
         sid, first = seeds[config.seed]
         n = config.num_choices or 1
         calls.append((sid, first, n))
-        choices = [ChatCompletionChoice(message=reply(draws[sid][d - 1]).message, stop_reason="stop")
-                   for d in range(first, min(first + n, EPOCHS + 1))]
-        return ModelOutput(model="mockllm/model", choices=choices,
-                           usage=ModelUsage(input_tokens=1, output_tokens=n, total_tokens=1 + n))
+        choices = [
+            ChatCompletionChoice(message=reply(draws[sid][d - 1]).message, stop_reason="stop")
+            for d in range(first, min(first + n, EPOCHS + 1))
+        ]
+        return ModelOutput(
+            model="mockllm/model",
+            choices=choices,
+            usage=ModelUsage(input_tokens=1, output_tokens=n, total_tokens=1 + n),
+        )
 
     return get_model("mockllm/model", custom_outputs=outputs, memoize=False)
 
@@ -124,15 +129,16 @@ def test_frail_reads_both_layouts_into_the_same_observations(tmp_path):
         obs[name] = sorted((r.base_id, r.twin_id, r.dose, r.y_base, r.y_twin, r.y_base_epoch_mean) for r in rows)
         frame = observations_frame(rows, include_identity=True)
         obs[name + "_B"] = sorted(zip(frame["base_id"], frame["twin_id"], frame["dose"], frame["B"]))
-        jobs[name] = job_targets(observations_frame(rows))[["y_base", "n_twins", "n_breaks", "pi",
-                                                             "y_base_epoch_mean"]]
+        jobs[name] = job_targets(observations_frame(rows))[["y_base", "n_twins", "n_breaks", "pi", "y_base_epoch_mean"]]
         probes[name] = collect_probes_from_logs([log.location]).probes
     assert obs["epochs"] == obs["choices"] == obs["concurrent"]
     assert obs["epochs_B"] == obs["choices_B"] == obs["concurrent_B"]
     assert sum(b for *_, b in obs["epochs_B"]) == 4  # g1-so (m3), g2-er (m3), the identity twin g1-id (m1, m3)
     for name in ("choices", "concurrent"):
         assert jobs[name].equals(jobs["epochs"])
-    assert jobs["epochs"].loc["g1", "pi"] == pytest.approx(1 / 4) and jobs["epochs"].loc["g1", "y_base_epoch_mean"] == 0.6
+    assert (
+        jobs["epochs"].loc["g1", "pi"] == pytest.approx(1 / 4) and jobs["epochs"].loc["g1", "y_base_epoch_mean"] == 0.6
+    )
     assert probes["epochs"] == probes["choices"] == probes["concurrent"]
     assert probes["epochs"]["g1"]["modal_share"] == pytest.approx(0.6)
 
@@ -172,8 +178,12 @@ def test_eval_retry_re_asks_every_draw_of_a_failed_prompt(tmp_path):
 def test_epochs_override_pools_the_draws_of_every_epoch(tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     calls: list[tuple[str, int, int]] = []
-    log = run(glassgsm(corpus=str(corpus), doses="1,3", layout="sample", epochs=2), choices_model(DRAWS, calls),
-              tmp_path, epochs=2)  # like --epochs 2: two epochs of two draws
+    log = run(
+        glassgsm(corpus=str(corpus), doses="1,3", layout="sample", epochs=2),
+        choices_model(DRAWS, calls),
+        tmp_path,
+        epochs=2,
+    )  # like --epochs 2: two epochs of two draws
     assert sorted(calls) == sorted((sid, d, 2) for sid in TEXTS for d in (1, 3))  # epoch 2 holds draws 3-4
     g1 = next(s for s in log.reductions[0].samples if s.sample_id == "g1-so")
     assert g1.metadata["answers"] == DRAWS["g1-so"][:4] and g1.metadata["requests"] == 2
@@ -194,8 +204,14 @@ def test_bad_layout_or_choices_fail_clearly(tmp_path):
 @pytest.mark.offline_model
 def test_offline_model_draws_every_answer_in_one_request(tmp_path):
     """End to end on the offline model (several choices per request, a seed each): one request per prompt."""
-    [log] = eval(glassgsm(layout="sample", epochs=3), model="offline/gemma-3-270m", limit=2, max_tokens=6,
-                 display="none", log_dir=str(tmp_path))
+    [log] = eval(
+        glassgsm(layout="sample", epochs=3),
+        model="offline/gemma-3-270m",
+        limit=2,
+        max_tokens=6,
+        display="none",
+        log_dir=str(tmp_path),
+    )
     assert log.status == "success" and len(log.samples) == 2
     for sample in log.samples:
         assert len(sample.output.choices) == 3
@@ -213,8 +229,9 @@ def test_a_sample_layout_log_rescores_to_the_same_scores(tmp_path, capsys):
     out = tmp_path / "rescored.eval"
     assert cli_main(["score", log.location, "--out", str(out)]) == 0
     rescored = read_eval_log(str(out))
-    scores = {s.id: (s.scores["glass_match"].value, s.scores["glass_match"].metadata["answers"])
-              for s in rescored.samples}
+    scores = {
+        s.id: (s.scores["glass_match"].value, s.scores["glass_match"].metadata["answers"]) for s in rescored.samples
+    }
     assert scores == {s.id: (s.scores["glass_match"].value, DRAWS[s.id]) for s in log.samples}
 
 

@@ -54,32 +54,62 @@ DRAWS = {
     "g3-so": ["15"] * 5,  # Y=1 (does not count: base unsolved)
     "g3-id": ["16"] * 5,  # Y=0
 }
-EXPECTED_Y = {"g1": 1, "g1-er": 1, "g1-so": 0, "g1-ic": 1, "g1-id": 0, "g2": 1, "g2-er": 0, "g2-ic": 1,
-              "g2-id": 1, "g3": 0, "g3-so": 1, "g3-id": 0}
+EXPECTED_Y = {
+    "g1": 1,
+    "g1-er": 1,
+    "g1-so": 0,
+    "g1-ic": 1,
+    "g1-id": 0,
+    "g2": 1,
+    "g2-er": 0,
+    "g2-ic": 1,
+    "g2-id": 1,
+    "g3": 0,
+    "g3-so": 1,
+    "g3-id": 0,
+}
 
 
 def record(text_id: str, suite: str = "gsm") -> TextRecord:
     base_id, op, size, text = TEXTS[text_id]
     return TextRecord(
-        text_id=text_id, base_id=base_id, role="base" if op == "base" else "twin", operator=op,
-        injection_size=size, seed=7, text=text, answer=GOLD[base_id], complexity_score=0.3,
-        category=suite, suite=suite,
+        text_id=text_id,
+        base_id=base_id,
+        role="base" if op == "base" else "twin",
+        operator=op,
+        injection_size=size,
+        seed=7,
+        text=text,
+        answer=GOLD[base_id],
+        complexity_score=0.3,
+        category=suite,
+        suite=suite,
     )
 
 
-def write_corpus(root: Path, suite: str = "gsm", pool: list[TextRecord] | None = None,
-                 manifests: dict[int, list[str]] | None = None) -> Path:
+def write_corpus(
+    root: Path, suite: str = "gsm", pool: list[TextRecord] | None = None, manifests: dict[int, list[str]] | None = None
+) -> Path:
     """A glass-build-shaped corpus directory (corpus.json, pool.jsonl, manifests/m{d}.jsonl)."""
     pool = pool if pool is not None else [record(t, suite) for t in TEXTS]
     manifests = manifests if manifests is not None else MANIFESTS
     by_id = {r.text_id: r for r in pool}
     root.mkdir(parents=True, exist_ok=True)
-    (root / "corpus.json").write_text(json.dumps({"schema": 1, "suite": suite, "seed": 7,
-                                                  "doses": sorted(manifests), "audited": True}))
+    (root / "corpus.json").write_text(
+        json.dumps({"schema": 1, "suite": suite, "seed": 7, "doses": sorted(manifests), "audited": True})
+    )
     write_jsonl(root / "pool.jsonl", pool)
     for dose, twins in manifests.items():
-        pairs = [PairRecord(by_id.get(t, record("g1")).base_id, t, by_id.get(t, record("g1")).operator,
-                            by_id.get(t, record("g1")).injection_size, dose) for t in twins]
+        pairs = [
+            PairRecord(
+                by_id.get(t, record("g1")).base_id,
+                t,
+                by_id.get(t, record("g1")).operator,
+                by_id.get(t, record("g1")).injection_size,
+                dose,
+            )
+            for t in twins
+        ]
         write_jsonl(manifest_path(root, dose), pairs)
     return root
 
@@ -216,15 +246,25 @@ def test_dataset_has_one_sample_per_text_and_keeps_identity_twins(tmp_path):
     assert sorted(samples) == sorted(TEXTS)
     assert samples["g1-er"].metadata["doses"] == [1, 3] and samples["g1-so"].metadata["doses"] == [3]
     assert samples["g1"].metadata["doses"] == [1, 3] and samples["g1-id"].input == samples["g1"].input
-    assert set(samples["g1"].metadata) >= {"text_id", "base_id", "role", "operator", "injection_size",
-                                           "complexity_score", "category", "answer", "metadata_version"}
+    assert set(samples["g1"].metadata) >= {
+        "text_id",
+        "base_id",
+        "role",
+        "operator",
+        "injection_size",
+        "complexity_score",
+        "category",
+        "answer",
+        "metadata_version",
+    }
 
 
 def test_a_non_identity_twin_repeating_another_text_is_answered_once(tmp_path, scripted):
     pool = [record(t) for t in TEXTS]
     clash = TextRecord(**{**record("g1-so").__dict__, "text_id": "g1-so2", "seed": 8})
-    corpus = write_corpus(tmp_path / "corpus", pool=[*pool, clash],
-                          manifests={1: MANIFESTS[1] + ["g1-so2"], 3: MANIFESTS[3]})
+    corpus = write_corpus(
+        tmp_path / "corpus", pool=[*pool, clash], manifests={1: MANIFESTS[1] + ["g1-so2"], 3: MANIFESTS[3]}
+    )
     samples = {s.id: s for s in glassgsm(corpus=str(corpus), doses="1,3").dataset}
     assert "g1-so2" not in samples
     assert [m["text_id"] for m in samples["g1-so"].metadata["same_text"]] == ["g1-so2"]
@@ -251,8 +291,7 @@ def test_eval_retry_completes_a_half_finished_log(tmp_path):
     assert retried.status == "success"
     assert sorted(second) == [("g2-er", e) for e in range(1, EPOCHS + 1)]  # only what was not answered
     full = read_eval_log(retried.location)
-    assert {s.sample_id: s.value for s in full.reductions[0].samples} == {k: float(v) for k, v in
-                                                                          EXPECTED_Y.items()}
+    assert {s.sample_id: s.value for s in full.reductions[0].samples} == {k: float(v) for k, v in EXPECTED_Y.items()}
     assert metric_values(full)["break_rate"] == pytest.approx(2 / 7)
 
 
@@ -279,8 +318,12 @@ def test_math_task_reads_a_math_corpus(tmp_path, scripted):
         (lambda root: (root / "pool.jsonl").unlink(), "pool.jsonl' does not exist"),
         (lambda root: (root / "corpus.json").unlink(), "is not a glass corpus"),
         (lambda root: manifest_path(root, 3).unlink(), "m3.jsonl' does not exist"),
-        (lambda root: manifest_path(root, 1).write_text(
-            manifest_path(root, 1).read_text().replace('"g1-er"', '"g9-er"')), "names text id 'g9-er'"),
+        (
+            lambda root: manifest_path(root, 1).write_text(
+                manifest_path(root, 1).read_text().replace('"g1-er"', '"g9-er"')
+            ),
+            "names text id 'g9-er'",
+        ),
         (lambda root: manifest_path(root, 1).write_text('{"base_id": "g1"}\n'), r"lacks field\(s\)"),
     ],
 )
@@ -308,8 +351,15 @@ def test_bad_parameters_fail_clearly(tmp_path):
 @pytest.mark.offline_model
 @pytest.mark.slow
 def test_default_corpus_runs_with_the_offline_model(tmp_path):
-    [log] = eval(glassgsm(), model="offline/gemma-3-270m", limit=2, epochs=1, max_tokens=24, display="none",
-                 log_dir=str(tmp_path))
+    [log] = eval(
+        glassgsm(),
+        model="offline/gemma-3-270m",
+        limit=2,
+        epochs=1,
+        max_tokens=24,
+        display="none",
+        log_dir=str(tmp_path),
+    )
     assert log.status == "success" and len(log.samples) == 2
     assert log.eval.metadata["glass"]["suite"] == "gsm"
     assert all(s.scores["glass_match"].value in (0.0, 1.0) for s in log.samples)

@@ -62,15 +62,16 @@ def test_same_input_and_seed_give_the_same_twin_pinned():
     )
     assert reorder.changes == {"order": [1, 0, 2], "back_references": {}}
     # a definite reference ("The cupboard") stays after the sentence introducing it
-    chain = ("Nina's shelf holds twice as many mugs as Omar's shelf. Omar's shelf holds 4 more mugs than the "
-             "cupboard. The cupboard holds 9 mugs. How many mugs are on Nina's shelf?")
+    chain = (
+        "Nina's shelf holds twice as many mugs as Omar's shelf. Omar's shelf holds 4 more mugs than the "
+        "cupboard. The cupboard holds 9 mugs. How many mugs are on Nina's shelf?"
+    )
     assert sentence_reorder(chain, 7) is None
 
 
 def test_segment_keeps_decimals_titles_and_maths_together():
     seg = segment("James' car costs $2.50. Mr. Smith has 3 cats. How many? Give it as an integer.")
-    assert seg.sentences == ("James' car costs $2.50.", "Mr. Smith has 3 cats.", "How many?",
-                             "Give it as an integer.")
+    assert seg.sentences == ("James' car costs $2.50.", "Mr. Smith has 3 cats.", "How many?", "Give it as an integer.")
     assert seg.query == 2 and seg.setup == ("James' car costs $2.50.", "Mr. Smith has 3 cats.")
     tex = segment("Let $x = 2.5. Y$ be real. Find $x$.", tex=True)
     assert tex.sentences == ("Let $x = 2.5. Y$ be real.", "Find $x$.") and tex.query == 1
@@ -135,8 +136,10 @@ def test_reorder_never_moves_a_back_reference_before_its_antecedent():
 
 
 def test_with_two_people_a_pronoun_sentence_stays_next_to_its_antecedent():
-    text = ("Sally has 9 sweets. She keeps them in a jar. Her sister Rita has 4 sweets. "
-            "(Rita is older.) How many sweets do the sisters have?")
+    text = (
+        "Sally has 9 sweets. She keeps them in a jar. Her sister Rita has 4 sweets. "
+        "(Rita is older.) How many sweets do the sisters have?"
+    )
     deps = back_references(segment(text).setup)
     assert deps[1] == {0} and deps[2] == {0, 1} and 2 in deps[3]  # "Her sister Rita" is a barrier; "(" binds
     assert sentence_reorder(text, 0) is None
@@ -178,9 +181,13 @@ def test_identity_is_the_base_text():
 
 def test_reorder_keeps_referents_next_to_what_refers_to_them():
     # "that amount" and a bare "3 were orange" keep the sentence before them as their neighbour
-    text = ("Antoine's recipe calls for 2 pounds of onions. He likes to double that amount. "
-            "The onions are on sale for $2.00 a pound. What is the cost?")
-    fish = "Bob had 7 fish in his pond. 3 were orange, and 4 were white. A pump costs $5. How many white fish are there?"
+    text = (
+        "Antoine's recipe calls for 2 pounds of onions. He likes to double that amount. "
+        "The onions are on sale for $2.00 a pound. What is the cost?"
+    )
+    fish = (
+        "Bob had 7 fish in his pond. 3 were orange, and 4 were white. A pump costs $5. How many white fish are there?"
+    )
     for seed in range(20):
         for t, pair in ((text, ("2 pounds of onions. He likes")), (fish, "pond. 3 were orange")):
             twin = sentence_reorder(t, seed)
@@ -197,12 +204,19 @@ def test_reorder_keeps_referents_next_to_what_refers_to_them():
 def test_reorder_of_a_one_person_text_introduces_the_person_by_name():
     text = "James keeps 3 dogs at home. He swims 2 miles a week. How many miles does he swim in 4 weeks?"
     twin = sentence_reorder(text, 0)
-    assert twin.text == ("James swims 2 miles a week. James keeps 3 dogs at home. "
-                         "How many miles does he swim in 4 weeks?")
+    assert twin.text == (
+        "James swims 2 miles a week. James keeps 3 dogs at home. How many miles does he swim in 4 weeks?"
+    )
     assert twin.changes["named"] == "James"
     # "each sprint" leans on "3 sprints": no reorder at all
-    assert sentence_reorder("James decides to run 3 sprints 3 times a week. He runs 60 meters each sprint. "
-                            "How many meters does he run a week?", 0) is None
+    assert (
+        sentence_reorder(
+            "James decides to run 3 sprints 3 times a week. He runs 60 meters each sprint. "
+            "How many meters does he run a week?",
+            0,
+        )
+        is None
+    )
     assert sole_person("Ann has 3 pens. Bob has 2. How many pens does she have?") is None
 
 
@@ -219,7 +233,9 @@ def test_rename_leaves_place_names_and_keeps_pronouns_consistent():
 
 def test_distractor_donors_lend_only_setup_sentences():
     assert donor_run(["Ravi has 5 pens.", "He buys 2 more pens.", "What does he do?"]) == (
-        "Ravi has 5 pens.", "He buys 2 more pens.")
+        "Ravi has 5 pens.",
+        "He buys 2 more pens.",
+    )
     assert donor_run(["He has 5 pens.", "Ravi has 3."]) == ()  # a run may not open by referring back
     assert not setup_sentence("Simplify $\\frac{6}{8}$.", True)
     assert not setup_sentence("In the diagram, $AB = 4$.", True)

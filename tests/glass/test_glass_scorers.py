@@ -70,8 +70,9 @@ def test_tie_rule_and_no_answer(answers, modal, y, tie):
 
 def test_equivalent_math_answers_are_one_vote():
     # "(x + 1)**2" and "x**2 + 2*x + 1" are different canonical strings but the same answer
-    reduced = modal_answer()(draws(["x**2 + 2*x + 1", "3", "(x + 1)**2", "3", "x**2 + 2*x + 1"],
-                                   gold="(x + 1)**2", suite="math"))
+    reduced = modal_answer()(
+        draws(["x**2 + 2*x + 1", "3", "(x + 1)**2", "3", "x**2 + 2*x + 1"], gold="(x + 1)**2", suite="math")
+    )
     assert reduced.value == 1.0 and reduced.metadata["votes"] == 3 and not reduced.metadata["tie"]
 
 
@@ -101,8 +102,13 @@ def test_modal_vote_directly():
 
 def state(completion: str, suite: str = "gsm") -> TaskState:
     return TaskState(
-        model=ModelName("mockllm/model"), sample_id="g1", epoch=2, input="q", messages=[],
-        output=ModelOutput.from_content(model="mockllm/model", content=completion), metadata={"suite": suite},
+        model=ModelName("mockllm/model"),
+        sample_id="g1",
+        epoch=2,
+        input="q",
+        messages=[],
+        output=ModelOutput.from_content(model="mockllm/model", content=completion),
+        metadata={"suite": suite},
     )
 
 
@@ -134,8 +140,15 @@ async def test_glass_match_machinery_failures_are_unscored(monkeypatch):
 
 def sample(text_id: str, base_id: str, operator: str, doses: list[int], y: float, **extra) -> SampleScore:
     role = "base" if operator == "base" else "twin"
-    meta = {"text_id": text_id, "base_id": base_id, "role": role, "operator": operator, "doses": doses,
-            "same_text": [], **extra}
+    meta = {
+        "text_id": text_id,
+        "base_id": base_id,
+        "role": role,
+        "operator": operator,
+        "doses": doses,
+        "same_text": [],
+        **extra,
+    }
     return SampleScore(score=Score(value=y), sample_id=text_id, sample_metadata=meta)
 
 
@@ -176,8 +189,9 @@ def test_metrics_use_same_text_copies_and_skip_unscored():
     scores.append(sample("A-so", "A", "sentence_reorder", [3], 0.0, same_text=[copy]))
     assert dose_break_rate()(scores)["break_rate_m1"] == pytest.approx(1 / 3)  # A-so2 breaks A at dose 1
     unscored = [s for s in scores if s.sample_id != "A"] + [
-        SampleScore(score=Score.unscored(reason="scoring_failed"), sample_id="A",
-                    sample_metadata=SCORES[0].sample_metadata)
+        SampleScore(
+            score=Score.unscored(reason="scoring_failed"), sample_id="A", sample_metadata=SCORES[0].sample_metadata
+        )
     ]
     assert base_accuracy()(unscored) == pytest.approx(1 / 2)  # A is out; its twins have no base Y
     assert pi_by_base(unscored) == {"B": 0.0}

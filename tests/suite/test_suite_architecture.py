@@ -36,8 +36,11 @@ KNOWN_CYCLES: list[set[str]] = []
 BENCHMARKS = ("cobe_inspect", "glass_inspect", "causalverify_inspect", "frail")
 SUITE_APPS = ("causal_suite.cli", "causal_suite.report", "causal_suite.rescore")  # the causal-suite command
 PURE = {"glass_inspect": ("glass_inspect.answers", "glass_inspect.prompts")}
-DATA_TOOLING = {"glass_inspect": "glass_inspect.corpus", "cobe_inspect": "cobe_inspect.records",
-                "causalverify_inspect": "causalverify_inspect.scenarios"}
+DATA_TOOLING = {
+    "glass_inspect": "glass_inspect.corpus",
+    "cobe_inspect": "cobe_inspect.records",
+    "causalverify_inspect": "causalverify_inspect.scenarios",
+}
 # consumer package -> the modules (prefixes) of other benchmark packages it may import
 CONSUMERS = {"frail": ("glass_inspect.corpus", "glass_inspect.answers")}
 PRIVATE_INSPECT_HOME = "causal_suite.inspect_compat"
@@ -81,12 +84,16 @@ def test_function_level_imports_are_edges(tmp_path):
 def test_no_new_import_cycle():
     new = [c for c in import_graph.cycles(GRAPH.edges) if not any(set(c) <= known for known in KNOWN_CYCLES)]
     assert not new, "import cycle(s) outside the known exceptions:\n" + "\n".join(
-        " <-> ".join(c) + "\n" + _fmt([(a, b) for a, b in _edges() if a in c and b in c]) for c in new)
+        " <-> ".join(c) + "\n" + _fmt([(a, b) for a, b in _edges() if a in c and b in c]) for c in new
+    )
 
 
 def test_causal_suite_base_imports_no_benchmark_and_nothing_imports_the_suite_apps():
-    bad = [(a, b) for a, b in _edges()
-           if _package(a) == "causal_suite" and _package(b) in BENCHMARKS and a not in SUITE_APPS]
+    bad = [
+        (a, b)
+        for a, b in _edges()
+        if _package(a) == "causal_suite" and _package(b) in BENCHMARKS and a not in SUITE_APPS
+    ]
     bad += [(a, b) for a, b in _edges() if b in SUITE_APPS and a not in SUITE_APPS]
     assert not bad, "causal_suite layering violated:\n" + _fmt(bad)
 
@@ -101,15 +108,23 @@ def test_pure_text_modules_import_nothing_of_their_package(package):
 def test_data_tooling_never_imports_the_eval_layer(package):
     tooling = DATA_TOOLING[package]
     allowed = (tooling, *PURE.get(package, ()))
-    bad = [(a, b) for a, b in _edges()
-           if _under(a, tooling) and _package(b) == package and not any(_under(b, p) for p in allowed)]
+    bad = [
+        (a, b)
+        for a, b in _edges()
+        if _under(a, tooling) and _package(b) == package and not any(_under(b, p) for p in allowed)
+    ]
     assert not bad, f"{tooling} (data tooling) imports the eval layer of {package}:\n" + _fmt(bad)
 
 
 def test_benchmarks_do_not_import_each_other():
-    bad = [(a, b) for a, b in _edges()
-           if _package(a) in BENCHMARKS and _package(b) in BENCHMARKS and _package(a) != _package(b)
-           and not any(_under(b, p) for p in CONSUMERS.get(_package(a), ()))]
+    bad = [
+        (a, b)
+        for a, b in _edges()
+        if _package(a) in BENCHMARKS
+        and _package(b) in BENCHMARKS
+        and _package(a) != _package(b)
+        and not any(_under(b, p) for p in CONSUMERS.get(_package(a), ()))
+    ]
     assert not bad, "imports across benchmark packages outside the allowed contracts:\n" + _fmt(bad)
 
 
@@ -121,7 +136,10 @@ def test_private_inspect_imports_only_in_the_compat_module():
         if module == PRIVATE_INSPECT_HOME:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            )
             found += [f"{module}: {n}" for n in names if n.startswith("inspect_ai") and "._" in f".{n}"]
     assert not found, f"private inspect imports outside {PRIVATE_INSPECT_HOME}:\n  " + "\n  ".join(found)

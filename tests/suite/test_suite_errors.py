@@ -64,7 +64,14 @@ def test_a_parameter_of_another_suite_task_is_dropped_with_a_warning(caplog):
 def test_eval_set_over_glass_and_exp_b_with_one_sandbox_parameter(tmp_path, scripted):
     from inspect_ai import eval_set
 
-    success, logs = eval_set(["glass_inspect/glassgsm", "causalverify_inspect/exp_b"], log_dir=str(tmp_path),
-                             model=scripted("The answer is 3."), task_args={"sandbox": "confined", "ids": "did_easy_01"},
-                             limit=2, epochs=1, display="none", retry_attempts=0)
+    success, logs = eval_set(
+        ["glass_inspect/glassgsm", "causalverify_inspect/exp_b"],
+        log_dir=str(tmp_path),
+        model=scripted("The answer is 3."),
+        task_args={"sandbox": "confined", "ids": "did_easy_01"},
+        limit=2,
+        epochs=1,
+        display="none",
+        retry_attempts=0,
+    )
     assert success and len(logs) == 2

@@ -8,12 +8,18 @@ from causal_suite.frames import expand_scores
 
 
 def test_dict_scores_become_numeric_columns():
-    df = pd.DataFrame({
-        "id": ["a", "b", "c", "d"],
-        "score_cobe_judge": ['{"E0": 1, "E1": 0, "E2": 1, "correct": 0}', {"E0": 1, "E1": 1, "E2": 1, "correct": 1},
-                             None, "not json"],
-        "score_glass_match": [1.0, 0.0, None, 1.0],
-    })
+    df = pd.DataFrame(
+        {
+            "id": ["a", "b", "c", "d"],
+            "score_cobe_judge": [
+                '{"E0": 1, "E1": 0, "E2": 1, "correct": 0}',
+                {"E0": 1, "E1": 1, "E2": 1, "correct": 1},
+                None,
+                "not json",
+            ],
+            "score_glass_match": [1.0, 0.0, None, 1.0],
+        }
+    )
     out = expand_scores(df)
     assert "score_cobe_judge" not in out and list(out["score_glass_match"][:2]) == [1.0, 0.0]
     assert list(out["score_cobe_judge_correct"][:2]) == [0.0, 1.0]
@@ -25,7 +31,14 @@ def test_from_a_real_log(tmp_path, scripted):
     from inspect_ai import eval
     from inspect_ai.analysis import samples_df
 
-    eval("cobe_inspect/cobe", model=scripted("A story."), model_roles={"grader": scripted("T", name="grader")},
-         limit=3, display="none", log_dir=str(tmp_path), task_args={"judge_cache": False})
+    eval(
+        "cobe_inspect/cobe",
+        model=scripted("A story."),
+        model_roles={"grader": scripted("T", name="grader")},
+        limit=3,
+        display="none",
+        log_dir=str(tmp_path),
+        task_args={"judge_cache": False},
+    )
     out = expand_scores(samples_df(str(tmp_path)))
     assert (out["score_cobe_judge_correct"] == 1.0).all() and len(out) == 3

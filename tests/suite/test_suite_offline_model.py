@@ -27,8 +27,7 @@ def test_offline_model_answers_easy_few_shot_item_deterministically(tmp_path):
         config=GenerateConfig(max_tokens=24, stop_seqs=["\n\n"]),
     )
     logs = [
-        eval(task, model="offline/gemma-3-270m", display="none", log_dir=str(tmp_path / str(i)))[0]
-        for i in range(2)
+        eval(task, model="offline/gemma-3-270m", display="none", log_dir=str(tmp_path / str(i)))[0] for i in range(2)
     ]
     first, second = (log.samples[0].output.completion for log in logs)
     assert logs[0].status == "success"
@@ -39,10 +38,14 @@ def test_offline_model_answers_easy_few_shot_item_deterministically(tmp_path):
 
 @pytest.mark.offline_model
 def test_several_choices_per_request_and_the_token_cap(tmp_path):
-    task = Task(dataset=[Sample(input=FEW_SHOT + "Q: 5 + 1?\nA:", target="6")], scorer=match(numeric=True),
-                config=GenerateConfig(max_tokens=64, temperature=0.8, num_choices=3))
-    log = eval(task, model="offline/gemma-3-270m", model_args={"max_tokens_cap": 8}, display="none",
-               log_dir=str(tmp_path))[0]
+    task = Task(
+        dataset=[Sample(input=FEW_SHOT + "Q: 5 + 1?\nA:", target="6")],
+        scorer=match(numeric=True),
+        config=GenerateConfig(max_tokens=64, temperature=0.8, num_choices=3),
+    )
+    log = eval(
+        task, model="offline/gemma-3-270m", model_args={"max_tokens_cap": 8}, display="none", log_dir=str(tmp_path)
+    )[0]
     output = log.samples[0].output
     assert len(output.choices) == 3
     assert output.usage.output_tokens <= 3 * 8

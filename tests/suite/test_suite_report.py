@@ -12,7 +12,7 @@ from causal_suite.report import build_report
 @pytest.fixture(scope="module")
 def glass_log(tmp_path_factory, scripted_factory):
     """glassgsm with a model that solves bases and placebo twins but fails every distractor twin."""
-    
+
     from glass_inspect.task import glassgsm
 
     task = glassgsm(families="entity_rename,irrelevant_context", doses="1,3")
@@ -30,7 +30,7 @@ def glass_log(tmp_path_factory, scripted_factory):
 
 @pytest.fixture(scope="module")
 def cobe_log(tmp_path_factory, scripted_factory):
-    
+
     from cobe_inspect.prompts import JUDGE_TEMPLATES
 
     e2_opening = JUDGE_TEMPLATES["E2"].strip().splitlines()[0]
@@ -39,10 +39,15 @@ def cobe_log(tmp_path_factory, scripted_factory):
         return "F" if e2_opening in prompt else "T"
 
     log_dir = tmp_path_factory.mktemp("cobe")
-    eval("cobe_inspect/cobe", model=scripted_factory("A rewritten story."), display="none", limit=9,
-         task_args={"judge_cache": False},
-         model_roles={"grader": scripted_factory(verdict, name="grader")},
-         log_dir=str(log_dir))
+    eval(
+        "cobe_inspect/cobe",
+        model=scripted_factory("A rewritten story."),
+        display="none",
+        limit=9,
+        task_args={"judge_cache": False},
+        model_roles={"grader": scripted_factory(verdict, name="grader")},
+        log_dir=str(log_dir),
+    )
     return log_dir
 
 
@@ -74,11 +79,16 @@ def test_exp_b_funnel_sweep_and_reliability_side_by_side(scripted, tmp_path):
 
     code = "## 2. R code\n```r\ncat('Estimate: 0.3\\n')\n```"
     for name, reply in (("runs", code), ("prose", "I would run a regression.")):
+
         def answer(prompt: str, reply=reply) -> str:
             return '{"method": 0.9, "specification": 0.8, "estimate": 0.75}' if "probabilities" in prompt else reply
 
-        eval(exp_b(ids="did_easy_01,did_easy_02,iv_easy_01", sandbox="confined", calibration=True),
-             model=scripted(answer, name=name), display="none", log_dir=str(tmp_path / "logs"))
+        eval(
+            exp_b(ids="did_easy_01,did_easy_02,iv_easy_01", sandbox="confined", calibration=True),
+            model=scripted(answer, name=name),
+            display="none",
+            log_dir=str(tmp_path / "logs"),
+        )
     figures = build_report([str(tmp_path / "logs")], tmp_path / "out")
     funnel = figures["exp_b_funnel"].data.set_index(["model", "family", "level"])["rate"]
     assert funnel[("mockllm/runs", "DID", "L2b")] == 1.0 and funnel[("mockllm/prose", "DID", "L2a")] == 0.0

@@ -14,8 +14,7 @@ from causal_suite.errors import SuiteInputError
 
 
 def _task(*prompts: str, **config) -> Task:
-    return Task(dataset=[Sample(input=p, target="4") for p in prompts], scorer=match(),
-                config=GenerateConfig(**config))
+    return Task(dataset=[Sample(input=p, target="4") for p in prompts], scorer=match(), config=GenerateConfig(**config))
 
 
 def test_default_reply_runs_a_task_offline(tmp_path):
@@ -28,8 +27,13 @@ def test_default_reply_runs_a_task_offline(tmp_path):
 def test_mapping_file_with_fallback_and_several_choices(tmp_path):
     replies = tmp_path / "replies.json"
     replies.write_text(json.dumps({"2 + 2": "The answer is 4", "*": "no idea"}))
-    log = eval(_task("2 + 2?", "3 + 3?", num_choices=3), model="scripted/smoke", model_args={"replies": str(replies)},
-               display="none", log_dir=str(tmp_path / "logs"))[0]
+    log = eval(
+        _task("2 + 2?", "3 + 3?", num_choices=3),
+        model="scripted/smoke",
+        model_args={"replies": str(replies)},
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )[0]
     outputs = {s.input: s.output for s in log.samples}
     assert outputs["2 + 2?"].completion == "The answer is 4" and outputs["3 + 3?"].completion == "no idea"
     assert len(outputs["2 + 2?"].choices) == 3

@@ -18,10 +18,19 @@ from causal_suite.params import comma_list
 from causal_suite.scores import as_float, is_unscored
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("1,3, 5", ["1", "3", "5"]), (5, ["5"]), ([1, 3], ["1", "3"]), (["a,b", " c "], ["a", "b", "c"]),
-    ("A,,C,", ["A", "C"]), ("", []), (None, []), (("x", "x"), ["x", "x"]),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("1,3, 5", ["1", "3", "5"]),
+        (5, ["5"]),
+        ([1, 3], ["1", "3"]),
+        (["a,b", " c "], ["a", "b", "c"]),
+        ("A,,C,", ["A", "C"]),
+        ("", []),
+        (None, []),
+        (("x", "x"), ["x", "x"]),
+    ],
+)
 def test_comma_list(value, expected):
     assert comma_list(value) == expected
 
@@ -78,8 +87,11 @@ def test_every_task_has_a_version_in_one_scheme(package):
     from causal_suite.inspect_compat import registry_find, registry_info
 
     importlib.import_module(f"{package}._registry")
-    tasks = {registry_info(t).name.split("/")[-1] for t in registry_find(lambda i: i.type == "task")
-             if registry_info(t).name.startswith(f"{package}/")}
+    tasks = {
+        registry_info(t).name.split("/")[-1]
+        for t in registry_find(lambda i: i.type == "task")
+        if registry_info(t).name.startswith(f"{package}/")
+    }
     listed = {entry["name"] for entry in eval_metadata(package)["tasks"]}
     assert tasks == listed
     for name in tasks:

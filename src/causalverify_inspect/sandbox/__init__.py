@@ -19,5 +19,16 @@ from causalverify_inspect.sandbox.docker import DOCKER_COMPOSE, DOCKER_R_PACKAGE
 from causalverify_inspect.sandbox.environment import SANDBOX_NAME, ConfinedSandboxEnvironment, bwrap_available
 from causalverify_inspect.sandbox.limits import ConfinedLimits
 
-__all__ = ["DOCKER_COMPOSE", "DOCKER_R_PACKAGES", "NOTE_PREFIX", "SANDBOX_NAME", "WORKDIR", "ConfinedLimits",
-           "ConfinedSandboxEnvironment", "bwrap_argv", "bwrap_available", "run_confined", "without_sandbox_notes"]
+__all__ = [
+    "DOCKER_COMPOSE",
+    "DOCKER_R_PACKAGES",
+    "NOTE_PREFIX",
+    "SANDBOX_NAME",
+    "WORKDIR",
+    "ConfinedLimits",
+    "ConfinedSandboxEnvironment",
+    "bwrap_argv",
+    "bwrap_available",
+    "run_confined",
+    "without_sandbox_notes",
+]

@@ -19,8 +19,16 @@ from dataclasses import asdict, dataclass, field
 from inspect_ai.util import SandboxEnvironmentSpec
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.sandbox.docker import (DOCKER_R_PACKAGES, IMAGES, DockerImage, compose_for_run,
-                                                 docker_problem, image_buildable, image_present, probe_engine)
+from causalverify_inspect.sandbox.docker import (
+    DOCKER_R_PACKAGES,
+    IMAGES,
+    DockerImage,
+    compose_for_run,
+    docker_problem,
+    image_buildable,
+    image_present,
+    probe_engine,
+)
 from causalverify_inspect.sandbox.environment import SANDBOX_NAME, bwrap_available
 from causalverify_inspect.sandbox.limits import ConfinedLimits
 
@@ -51,10 +59,16 @@ class SandboxChoice:
         return asdict(self)
 
     def message(self) -> str:
-        where = (f"image {self.image}, profile {self.profile}, Docker {self.engine}" if self.image
-                 else "bubblewrap on this machine, its own R")
-        lacks = (f"it lacks the R packages {', '.join(self.lacks)} (code loading them fails; scored `environment`)"
-                 if self.lacks else "it has every R package of the reference set")
+        where = (
+            f"image {self.image}, profile {self.profile}, Docker {self.engine}"
+            if self.image
+            else "bubblewrap on this machine, its own R"
+        )
+        lacks = (
+            f"it lacks the R packages {', '.join(self.lacks)} (code loading them fails; scored `environment`)"
+            if self.lacks
+            else "it has every R package of the reference set"
+        )
         return f"exp_b: sandbox {self.requested} -> {self.sandbox} ({where}; {self.reason}); {lacks}."
 
 
@@ -64,16 +78,29 @@ def host_r_packages() -> frozenset[str] | None:
     if shutil.which("Rscript") is None:
         return None
     try:
-        result = subprocess.run(["Rscript", "--vanilla", "-e", "cat(rownames(installed.packages()), sep = '\\n')"],
-                                capture_output=True, text=True, timeout=60, check=False)
+        result = subprocess.run(
+            ["Rscript", "--vanilla", "-e", "cat(rownames(installed.packages()), sep = '\\n')"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return frozenset(result.stdout.split()) if result.returncode == 0 else None
 
 
 def _docker(spec: DockerImage, requested: str, reason: str) -> SandboxChoice:
-    return SandboxChoice(spec.sandbox, requested, spec.profile, reason, image=spec.image,
-                         compose=str(compose_for_run(spec)), engine=probe_engine().server, lacks=spec.lacks())
+    return SandboxChoice(
+        spec.sandbox,
+        requested,
+        spec.profile,
+        reason,
+        image=spec.image,
+        compose=str(compose_for_run(spec)),
+        engine=probe_engine().server,
+        lacks=spec.lacks(),
+    )
 
 
 def _confined(requested: str, reason: str) -> SandboxChoice:
@@ -100,8 +127,10 @@ def _auto(profile: str) -> SandboxChoice:
     if profile != "full":
         why += f"; profile '{profile}' is a Docker image profile, so it does not apply"
     if not bwrap_available():
-        raise SuiteInputError(f"exp_b: no sandbox can run here: Docker cannot ({why}) and the confined sandbox needs "
-                              "bubblewrap and prlimit (apt-get install bubblewrap util-linux).")
+        raise SuiteInputError(
+            f"exp_b: no sandbox can run here: Docker cannot ({why}) and the confined sandbox needs "
+            "bubblewrap and prlimit (apt-get install bubblewrap util-linux)."
+        )
     return _confined("auto", why)
 
 
@@ -109,26 +138,32 @@ def choose_sandbox(requested: str, profile: str = "full") -> SandboxChoice:
     """Resolve ``exp_b``'s ``sandbox`` and ``profile`` parameters on this machine (see module); raises
     :class:`SuiteInputError` with one sentence when the explicit choice cannot run here."""
     if requested not in SANDBOX_CHOICES:
-        raise SuiteInputError(f"exp_b: parameter 'sandbox' is {requested!r}; expected one of "
-                              f"{', '.join(SANDBOX_CHOICES[:-1])}.")
+        raise SuiteInputError(
+            f"exp_b: parameter 'sandbox' is {requested!r}; expected one of {', '.join(SANDBOX_CHOICES[:-1])}."
+        )
     if profile not in PROFILES:
         raise SuiteInputError(f"exp_b: parameter 'profile' is {profile!r}; expected one of {', '.join(PROFILES)}.")
     if requested == "auto":
         return _auto(profile)
     if requested in (SANDBOX_NAME, "local"):
         if profile != "full":
-            raise SuiteInputError(f"exp_b: profile '{profile}' selects a Docker image; the confined sandbox runs this "
-                                  "machine's R (drop -T profile, or use -T sandbox=docker).")
+            raise SuiteInputError(
+                f"exp_b: profile '{profile}' selects a Docker image; the confined sandbox runs this "
+                "machine's R (drop -T profile, or use -T sandbox=docker)."
+            )
         return _confined(requested, "asked for")
     if requested == "docker-debian" and profile != "full":
-        raise SuiteInputError(f"exp_b: the Debian image has one package set, so profile '{profile}' does not apply "
-                              "(Debian has no fixest, ivreg, rdrobust or rddensity); use -T sandbox=docker for it.")
+        raise SuiteInputError(
+            f"exp_b: the Debian image has one package set, so profile '{profile}' does not apply "
+            "(Debian has no fixest, ivreg, rdrobust or rddensity); use -T sandbox=docker for it."
+        )
     spec = IMAGES[(requested, "debian" if requested == "docker-debian" else profile)]
     problem = docker_problem(spec)
     if problem:
         raise SuiteInputError(f"exp_b: {problem}")
-    return _docker(spec, requested, "image present" if image_present(spec.image) else
-                   f"image built at task start from {spec.base}")
+    return _docker(
+        spec, requested, "image present" if image_present(spec.image) else f"image built at task start from {spec.base}"
+    )
 
 
 def announce(choice: SandboxChoice) -> None:

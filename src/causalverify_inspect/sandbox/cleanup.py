@@ -15,8 +15,16 @@ import stat
 import tempfile
 from pathlib import Path
 
-from causalverify_inspect.sandbox.limits import (CGROUP_PREFIX, SampleCgroup, cgroup_mounts, own_cgroup_paths,
-                                                 cgroup_dir, cgroup_parents, mounted_under, unmount)
+from causalverify_inspect.sandbox.limits import (
+    CGROUP_PREFIX,
+    SampleCgroup,
+    cgroup_mounts,
+    own_cgroup_paths,
+    cgroup_dir,
+    cgroup_parents,
+    mounted_under,
+    unmount,
+)
 
 
 def remove_tree(root: Path) -> None:
@@ -59,7 +67,7 @@ def _is_dir(name: str, dir_fd: int) -> bool:
 def owner_alive(name: str) -> bool:
     """Whether the process named in ``cv-confined-<pid>-...`` still exists (a live eval owns it)."""
     try:
-        pid = int(name[len(CGROUP_PREFIX):].split("-")[0])
+        pid = int(name[len(CGROUP_PREFIX) :].split("-")[0])
     except ValueError:
         return True  # not one of ours: leave it
     return Path(f"/proc/{pid}").exists()

@@ -44,16 +44,45 @@ def bwrap_argv(workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: d
     for path in _RO_ETC:
         if Path(path).exists():
             argv += ["--ro-bind", path, path]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.shm_bytes), "--tmpfs", "/dev/shm",
-             "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp", "--bind", str(workdir), str(WORKDIR)]
+    argv += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(limits.shm_bytes),
+        "--tmpfs",
+        "/dev/shm",
+        "--size",
+        str(limits.tmp_bytes),
+        "--tmpfs",
+        "/tmp",
+        "--bind",
+        str(workdir),
+        str(WORKDIR),
+    ]
     argv += ["--chdir", str(cwd), "--clearenv"]
-    base_env = {"PATH": LAUNCH_ENV["PATH"], "HOME": str(WORKDIR), "TMPDIR": "/tmp", "LANG": "C.UTF-8",
-                "OMP_NUM_THREADS": "1", "R_LIBS_USER": "/nonexistent"}
+    base_env = {
+        "PATH": LAUNCH_ENV["PATH"],
+        "HOME": str(WORKDIR),
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "OMP_NUM_THREADS": "1",
+        "R_LIBS_USER": "/nonexistent",
+    }
     for key, value in {**base_env, **env}.items():
         argv += ["--setenv", key, value]
-    argv += ["--", "prlimit", f"--cpu={limits.cpu_seconds}", f"--as={limits.memory_bytes}",
-             f"--nproc={limits.processes}", f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}",
-             "--core=0", "--"]
+    argv += [
+        "--",
+        "prlimit",
+        f"--cpu={limits.cpu_seconds}",
+        f"--as={limits.memory_bytes}",
+        f"--nproc={limits.processes}",
+        f"--fsize={limits.file_bytes}",
+        f"--nofile={limits.open_files}",
+        "--core=0",
+        "--",
+    ]
     return argv
 
 
@@ -80,7 +109,7 @@ class Capture:
             chunk = chunk[room:]
         if chunk:
             self.tail += chunk
-            del self.tail[:max(0, len(self.tail) - (self.cap - self.cap // 2))]
+            del self.tail[: max(0, len(self.tail) - (self.cap - self.cap // 2))]
 
     def text(self, name: str) -> str:
         kept = len(self.head) + len(self.tail)
@@ -88,8 +117,9 @@ class Capture:
         tail = bytes(self.tail).decode("utf-8", errors="replace")
         if self.total <= kept:
             return head + tail
-        return (f"{head}\n{NOTE_PREFIX} {name} truncated, {self.total - kept} of {self.total} bytes dropped "
-                f"here]\n{tail}")
+        return (
+            f"{head}\n{NOTE_PREFIX} {name} truncated, {self.total - kept} of {self.total} bytes dropped here]\n{tail}"
+        )
 
 
 async def _pump(stream: asyncio.StreamReader, into: Capture) -> None:
@@ -122,8 +152,13 @@ async def run_confined(
     limits = guard.limits
     argv = guard.prefix_argv() + as_user(uid) + bwrap_argv(workdir, cwd, limits, env or {}) + list(cmd)
     proc = await asyncio.create_subprocess_exec(
-        *argv, stdin=asyncio.subprocess.PIPE if input is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True, env=LAUNCH_ENV)
+        *argv,
+        stdin=asyncio.subprocess.PIPE if input is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+        env=LAUNCH_ENV,
+    )
     out, err = Capture(limits.output_bytes), Capture(limits.output_bytes)
     finished = asyncio.ensure_future(asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err), proc.wait()))
     watcher = asyncio.ensure_future(guard.watch(proc.pid)) if guard.needs_watch() else None
@@ -155,8 +190,12 @@ async def run_confined(
         stderr += f"\n{NOTE_PREFIX} the sample reached its memory limit of {limits.memory_bytes} bytes]\n"
     if code is not None and code < 0:
         stderr += f"{NOTE_PREFIX} killed by signal {signal.Signals(-code).name}]\n"
-    return ExecResult(success=code == 0 and not breach, returncode=code if code is not None else -1,
-                      stdout=out.text("stdout"), stderr=stderr)
+    return ExecResult(
+        success=code == 0 and not breach,
+        returncode=code if code is not None else -1,
+        stdout=out.text("stdout"),
+        stderr=stderr,
+    )
 
 
 def _kill(pid: int, guard: SampleGuard) -> None:

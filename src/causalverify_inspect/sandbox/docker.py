@@ -34,14 +34,44 @@ COMPOSE_MIN = (2, 21, 0)
 """The oldest Compose v2 inspect's docker sandbox accepts."""
 PROBE_SECONDS = 20
 
-R_PACKAGES_UPSTREAM = ("fixest", "AER", "ivreg", "rdrobust", "rddensity", "estimatr", "sandwich", "lmtest",
-                       "data.table", "dplyr", "broom", "plm", "car", "ggplot2", "tibble", "readr", "tidyverse")
+R_PACKAGES_UPSTREAM = (
+    "fixest",
+    "AER",
+    "ivreg",
+    "rdrobust",
+    "rddensity",
+    "estimatr",
+    "sandwich",
+    "lmtest",
+    "data.table",
+    "dplyr",
+    "broom",
+    "plm",
+    "car",
+    "ggplot2",
+    "tibble",
+    "readr",
+    "tidyverse",
+)
 """Upstream's scoring environment as its published runs show it (code using these ran; stargazer, rdd, lfe and did
 failed to load): the ``upstream`` profile of the rocker image."""
 R_PACKAGES_FULL = (*R_PACKAGES_UPSTREAM, "stargazer", "rdd")
 """The ``full`` profile (default image): upstream's set plus stargazer and rdd (rdd when the CRAN snapshot has it)."""
-DEBIAN_R_PACKAGES = ("AER", "estimatr", "sandwich", "lmtest", "data.table", "dplyr", "broom", "plm", "car", "ggplot2",
-                     "tibble", "readr", "tidyverse")
+DEBIAN_R_PACKAGES = (
+    "AER",
+    "estimatr",
+    "sandwich",
+    "lmtest",
+    "data.table",
+    "dplyr",
+    "broom",
+    "plm",
+    "car",
+    "ggplot2",
+    "tibble",
+    "readr",
+    "tidyverse",
+)
 """The Debian image's R packages (Debian's r-cran-* builds; sandboxes/r/Dockerfile.debian)."""
 DOCKER_R_PACKAGES = R_PACKAGES_FULL
 """The reference set: packages upstream's models reached for. A run failing on one of them that its sandbox lacks
@@ -65,14 +95,33 @@ class DockerImage:
 
 
 IMAGES: dict[tuple[str, str], DockerImage] = {
-    ("docker", "full"): DockerImage("docker", "full", SANDBOX_DIR / "compose.yaml", "causalverify-r:4.4.2-1",
-                                    "rocker/r-ver:4.4.2", R_PACKAGES_FULL, "bash sandboxes/r/build.sh cran full"),
-    ("docker", "upstream"): DockerImage("docker", "upstream", SANDBOX_DIR / "compose.upstream.yaml",
-                                        "causalverify-r:4.4.2-1-upstream", "rocker/r-ver:4.4.2", R_PACKAGES_UPSTREAM,
-                                        "bash sandboxes/r/build.sh cran upstream"),
-    ("docker-debian", "debian"): DockerImage("docker-debian", "debian", SANDBOX_DIR / "compose.debian.yaml",
-                                             "causalverify-r-debian:bookworm-1", "causalverify-debian-base:bookworm",
-                                             DEBIAN_R_PACKAGES, "bash sandboxes/r/build.sh debian"),
+    ("docker", "full"): DockerImage(
+        "docker",
+        "full",
+        SANDBOX_DIR / "compose.yaml",
+        "causalverify-r:4.4.2-1",
+        "rocker/r-ver:4.4.2",
+        R_PACKAGES_FULL,
+        "bash sandboxes/r/build.sh cran full",
+    ),
+    ("docker", "upstream"): DockerImage(
+        "docker",
+        "upstream",
+        SANDBOX_DIR / "compose.upstream.yaml",
+        "causalverify-r:4.4.2-1-upstream",
+        "rocker/r-ver:4.4.2",
+        R_PACKAGES_UPSTREAM,
+        "bash sandboxes/r/build.sh cran upstream",
+    ),
+    ("docker-debian", "debian"): DockerImage(
+        "docker-debian",
+        "debian",
+        SANDBOX_DIR / "compose.debian.yaml",
+        "causalverify-r-debian:bookworm-1",
+        "causalverify-debian-base:bookworm",
+        DEBIAN_R_PACKAGES,
+        "bash sandboxes/r/build.sh debian",
+    ),
 }
 
 
@@ -114,14 +163,19 @@ def probe_engine() -> Engine:
     server = result.stdout.strip()
     version = _version(server)
     if version is None or version < ENGINE_MIN:
-        return Engine(server=server, problem=f"the Docker engine is {server}, older than the {_dotted(ENGINE_MIN)} "
-                                             "that inspect's docker sandbox needs")
+        return Engine(
+            server=server,
+            problem=f"the Docker engine is {server}, older than the {_dotted(ENGINE_MIN)} "
+            "that inspect's docker sandbox needs",
+        )
     compose = _run(["docker", "compose", "version", "--short"])
     compose_version = _version(compose.stdout) if compose is not None and compose.returncode == 0 else None
     if compose_version is None or compose_version < COMPOSE_MIN:
         found = f"version {compose.stdout.strip()}" if compose_version else "none"
-        return Engine(server=server, problem=f"Docker Compose v2 >= {_dotted(COMPOSE_MIN)} (`docker compose`) is "
-                                             f"missing (found {found})")
+        return Engine(
+            server=server,
+            problem=f"Docker Compose v2 >= {_dotted(COMPOSE_MIN)} (`docker compose`) is missing (found {found})",
+        )
     return Engine(server=server, compose=compose.stdout.strip())
 
 
@@ -145,18 +199,24 @@ def docker_problem(spec: DockerImage) -> str | None:
     """Why ``spec`` cannot serve a run on this machine (one sentence, ending in what to do), or None."""
     engine = probe_engine()
     if engine.problem:
-        return f"sandbox '{spec.sandbox}' cannot run here: {engine.problem}; start or upgrade Docker, or use " \
-               "-T sandbox=confined."
+        return (
+            f"sandbox '{spec.sandbox}' cannot run here: {engine.problem}; start or upgrade Docker, or use "
+            "-T sandbox=confined."
+        )
     if image_present(spec.image) or image_buildable(spec):
         return None
     if spec.sandbox == "docker-debian":
-        return (f"sandbox 'docker-debian' needs the image {spec.image}, which is not present and cannot be built "
-                f"without its base {spec.base}; build both with `{spec.build_hint}` (root, Debian mirror), or use "
-                "-T sandbox=confined.")
-    return (f"sandbox 'docker' needs the image {spec.image}, which is not present and cannot be built offline (its "
-            f"base {spec.base} is not present and the image registry does not answer); build it where the registry "
-            f"is reachable (`{spec.build_hint}`) and `docker save`/`docker load` it here, use "
-            "-T sandbox=docker-debian, or use -T sandbox=confined.")
+        return (
+            f"sandbox 'docker-debian' needs the image {spec.image}, which is not present and cannot be built "
+            f"without its base {spec.base}; build both with `{spec.build_hint}` (root, Debian mirror), or use "
+            "-T sandbox=confined."
+        )
+    return (
+        f"sandbox 'docker' needs the image {spec.image}, which is not present and cannot be built offline (its "
+        f"base {spec.base} is not present and the image registry does not answer); build it where the registry "
+        f"is reachable (`{spec.build_hint}`) and `docker save`/`docker load` it here, use "
+        "-T sandbox=docker-debian, or use -T sandbox=confined."
+    )
 
 
 def compose_for_run(spec: DockerImage) -> Path:
@@ -170,8 +230,9 @@ def compose_for_run(spec: DockerImage) -> Path:
         service.pop("build", None)
         service["x-local"] = True
         service["pull_policy"] = "never"
-    text = (f"# generated from {spec.compose} (image present: no build, no pull)\n"
-            + yaml.safe_dump(doc, sort_keys=False))
+    text = f"# generated from {spec.compose} (image present: no build, no pull)\n" + yaml.safe_dump(
+        doc, sort_keys=False
+    )
     folder = Path(tempfile.gettempdir()) / "causalverify-compose"
     folder.mkdir(exist_ok=True)
     path = folder / f"{spec.compose.stem}-prebuilt-{hashlib.sha256(text.encode()).hexdigest()[:12]}.yaml"

@@ -24,8 +24,14 @@ from pydantic import BaseModel
 from causal_suite.errors import SuiteInputError
 from causalverify_inspect.sandbox.cleanup import remove_tree, sweep_stale
 from causalverify_inspect.sandbox.confine import WORKDIR, run_confined
-from causalverify_inspect.sandbox.limits import (CGROUP_PREFIX, ConfinedLimits, SampleCgroup, SampleGuard,
-                                                 mount_workdir_quota, unmount)
+from causalverify_inspect.sandbox.limits import (
+    CGROUP_PREFIX,
+    ConfinedLimits,
+    SampleCgroup,
+    SampleGuard,
+    mount_workdir_quota,
+    unmount,
+)
 
 SANDBOX_NAME = "confined"
 logger = logging.getLogger(__name__)
@@ -51,9 +57,12 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
         self.workdir = Path(tempfile.gettempdir()) / name
         self.workdir.mkdir(mode=0o700)
         auto = limits.enforcement == "auto"
-        self.guard = SampleGuard(limits, self.workdir,
-                                 cgroup=SampleCgroup.create(name, limits) if auto else None,
-                                 workdir_quota=auto and mount_workdir_quota(self.workdir, limits))
+        self.guard = SampleGuard(
+            limits,
+            self.workdir,
+            cgroup=SampleCgroup.create(name, limits) if auto else None,
+            workdir_quota=auto and mount_workdir_quota(self.workdir, limits),
+        )
         self.uid = _fresh_uid() if os.geteuid() == 0 else None
         self._own(self.workdir)
 
@@ -70,27 +79,37 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
         if not bwrap_available():
             raise SuiteInputError(
                 "The 'confined' sandbox needs bubblewrap (bwrap) and prlimit on PATH: install the 'bubblewrap' and "
-                "'util-linux' packages, or use sandbox='docker'.")
+                "'util-linux' packages, or use sandbox='docker'."
+            )
         for path in sweep_stale():
             logger.warning(f"confined sandbox: removed {path}, left behind by an eval that no longer runs")
 
     @classmethod
-    async def sample_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
-                          metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
+    async def sample_init(
+        cls, task_name: str, config: SandboxEnvironmentConfigType | None, metadata: dict[str, str]
+    ) -> dict[str, SandboxEnvironment]:
         limits = config if isinstance(config, ConfinedLimits) else ConfinedLimits()
         return {"default": cls(limits)}
 
     @classmethod
-    async def sample_cleanup(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
-                             environments: dict[str, SandboxEnvironment], interrupted: bool) -> None:
+    async def sample_cleanup(
+        cls,
+        task_name: str,
+        config: SandboxEnvironmentConfigType | None,
+        environments: dict[str, SandboxEnvironment],
+        interrupted: bool,
+    ) -> None:
         for environment in environments.values():
             environment.as_type(cls).close()
 
     def close(self) -> None:
         """Kill what is left of the sample, drop its cgroup and quota mount, remove its work dir; never raises."""
-        steps = [("kill", self._kill_leftovers), ("cgroup", self.guard.cgroup.remove if self.guard.cgroup else None),
-                 ("unmount", (lambda: unmount(self.workdir)) if self.guard.workdir_quota else None),
-                 ("remove", lambda: remove_tree(self.workdir))]
+        steps = [
+            ("kill", self._kill_leftovers),
+            ("cgroup", self.guard.cgroup.remove if self.guard.cgroup else None),
+            ("unmount", (lambda: unmount(self.workdir)) if self.guard.workdir_quota else None),
+            ("remove", lambda: remove_tree(self.workdir)),
+        ]
         for name, step in steps:
             if step is None:
                 continue
@@ -110,20 +129,30 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
     def default_polling_interval(self) -> float:
         return 0.2
 
-    async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,
-                   env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
-                   timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
+    async def exec(
+        self,
+        cmd: list[str],
+        input: str | bytes | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        user: str | None = None,
+        timeout: int | None = None,
+        timeout_retry: bool = True,
+        concurrency: bool = True,
+    ) -> ExecResult[str]:
         """Run ``cmd`` confined (``user`` is ignored: commands always run unprivileged; no retry on timeout)."""
         inner_cwd = WORKDIR / self._relative(cwd or ".")
-        return await run_confined(cmd, self.workdir, self.guard, cwd=inner_cwd, timeout=timeout, input=input,
-                                  env=env, uid=self.uid)
+        return await run_confined(
+            cmd, self.workdir, self.guard, cwd=inner_cwd, timeout=timeout, input=input, env=env, uid=self.uid
+        )
 
     async def write_file(self, file: str, contents: str | bytes) -> None:
         path = self.workdir / self._relative(file)
         for parent in reversed(path.relative_to(self.workdir).parents):
             if (self.workdir / parent).is_symlink():
-                raise PermissionError(f"'{file}' passes through a symbolic link; the confined sandbox does not "
-                                      "follow links out.")
+                raise PermissionError(
+                    f"'{file}' passes through a symbolic link; the confined sandbox does not follow links out."
+                )
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_symlink():
             path.unlink()
@@ -142,8 +171,9 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
         path = self.workdir / self._relative(file)
         relative = path.relative_to(self.workdir)
         if any((self.workdir / p).is_symlink() for p in [relative, *relative.parents]):
-            raise PermissionError(f"'{file}' is or passes through a symbolic link; the confined sandbox does not "
-                                  "follow links out.")
+            raise PermissionError(
+                f"'{file}' is or passes through a symbolic link; the confined sandbox does not follow links out."
+            )
         data = path.read_bytes()
         return data.decode("utf-8") if text else data
 

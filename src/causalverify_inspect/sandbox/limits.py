@@ -89,7 +89,7 @@ def own_cgroup_paths() -> dict[str, str]:
 
 def cgroup_dir(mount: tuple[Path, str], own: str) -> Path:
     point, root = mount
-    relative = own[len(root):] if own.startswith(root) else own
+    relative = own[len(root) :] if own.startswith(root) else own
     return point / relative.lstrip("/")
 
 
@@ -216,8 +216,9 @@ def mount_workdir_quota(workdir: Path, limits: ConfinedLimits) -> bool:
     if os.geteuid() != 0:
         return False
     options = f"size={limits.workdir_bytes},nr_inodes={limits.workdir_files},mode=0700,nosuid,nodev"
-    result = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "cv-workdir", str(workdir)],
-                            capture_output=True, check=False)
+    result = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "cv-workdir", str(workdir)], capture_output=True, check=False
+    )
     return result.returncode == 0
 
 
@@ -245,7 +246,7 @@ def descendants(root: int) -> list[int]:
             continue
         with contextlib.suppress(OSError, ValueError, IndexError):
             stat = Path(f"/proc/{entry}/stat").read_text()
-            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+            ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
             children.setdefault(ppid, []).append(int(entry))
     out, stack = [], [root]
     while stack:

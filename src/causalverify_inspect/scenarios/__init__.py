@@ -17,5 +17,12 @@ from causalverify_inspect.scenarios.records import (
 )
 from causalverify_inspect.scenarios.sources import load_scenarios
 
-__all__ = ["DIFFICULTIES", "DIRECTIONS", "FAMILIES", "CanonicalEstimate", "Scenario", "iv_default_controls",
-           "load_scenarios"]
+__all__ = [
+    "DIFFICULTIES",
+    "DIRECTIONS",
+    "FAMILIES",
+    "CanonicalEstimate",
+    "Scenario",
+    "iv_default_controls",
+    "load_scenarios",
+]

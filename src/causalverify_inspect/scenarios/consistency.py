@@ -31,14 +31,31 @@ _SIZE = {  # stated size -> what it must equal in the data
     "rows": re.compile(r"(?:cross-section of " + _NUM + r"|" + _NUM + r" (?:observations|rows)\b)"),
 }
 _TIMING = [  # statements of the first treated period
-    re.compile(r"\b(?:treatment|policy|program(?:me)?|took effect|takes effect|effective(?: date)?|adopted|"
-               r"implemented|begins|began|starts|started|deregulat\w*)\b[^.;()]{0,40}?\bperiod (\d+)", re.I),
+    re.compile(
+        r"\b(?:treatment|policy|program(?:me)?|took effect|takes effect|effective(?: date)?|adopted|"
+        r"implemented|begins|began|starts|started|deregulat\w*)\b[^.;()]{0,40}?\bperiod (\d+)",
+        re.I,
+    ),
     re.compile(r"\bfrom period (\d+) onwards?", re.I),
     re.compile(r"\bpost\W{0,3}\(\s*1\s*(?:=|if|when)\s*period\s*(?:>=|\u2265)\s*(\d+)", re.I),
 ]
 _SIGNED = r"([-\u2212+]?\d+)"
-_WINDOW = re.compile(r"days? " + _SIGNED + r" (?:to|through) " + _SIGNED + r"|\[\s*" + _SIGNED + r"\s*,\s*"
-                     + _SIGNED + r"\s*\]|\(\s*" + _SIGNED + r" to " + _SIGNED + r"\s*\)", re.I)
+_WINDOW = re.compile(
+    r"days? "
+    + _SIGNED
+    + r" (?:to|through) "
+    + _SIGNED
+    + r"|\[\s*"
+    + _SIGNED
+    + r"\s*,\s*"
+    + _SIGNED
+    + r"\s*\]|\(\s*"
+    + _SIGNED
+    + r" to "
+    + _SIGNED
+    + r"\s*\)",
+    re.I,
+)
 _EVENT_DAY = re.compile(r"(?:event )?day 0\b|event_day\s*=\s*0", re.I)
 _PER_DAY = re.compile(r"(?:average )?(?:daily|per-day) abnormal return|abnormal return per day", re.I)
 _SIDE_BEFORE = re.compile(
@@ -49,8 +66,20 @@ _SIDE_BEFORE = re.compile(
 _SIDE_AFTER = re.compile(_NUM + r"\s+or\s+(more|above|older|higher|greater|less|below|younger|lower|fewer)", re.I)
 _SIDE_SYMBOL = re.compile(r"running_var\s*(\u2265|>=|>|\u2264|<=|<)\s*" + _NUM)
 _CUTOFF_VALUE = re.compile(r"(?:cutoff|threshold)(?: is| of| at| =|:)?\s*" + _NUM, re.I)
-_ABOVE = {"at or above", "at least", "above", "greater than", "more than", "more", "older", "higher", "greater",
-          "\u2265", ">=", ">"}
+_ABOVE = {
+    "at or above",
+    "at least",
+    "above",
+    "greater than",
+    "more than",
+    "more",
+    "older",
+    "higher",
+    "greater",
+    "\u2265",
+    ">=",
+    ">",
+}
 _STRICT = {"above", "greater than", "more than", ">", "below", "under", "less than", "<"}
 _Z_CLAUSE = re.compile(r"[`'\"]?\bz\b[`'\"]?\s*\(([^()]*)\)")
 _BINARY_WORDS = re.compile(r"\b(?:binary|indicator|dummy|0/1)\b", re.I)
@@ -84,10 +113,15 @@ def check_columns(s: Scenario, data: pd.DataFrame) -> list[Finding]:
     """Every column the text names exists; every data column is described."""
     text = _story(s)
     named = set(_BACKTICK.findall(text)) | set(_SNAKE.findall(text))
-    out = [Finding(s.scenario_id, "missing_column", f"text names '{c}', which is not a column of {s.data_file}")
-           for c in sorted(named - set(data.columns))]
-    out += [Finding(s.scenario_id, "undescribed_column", f"column '{c}' is not described in the text")
-            for c in data.columns if not re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", text)]
+    out = [
+        Finding(s.scenario_id, "missing_column", f"text names '{c}', which is not a column of {s.data_file}")
+        for c in sorted(named - set(data.columns))
+    ]
+    out += [
+        Finding(s.scenario_id, "undescribed_column", f"column '{c}' is not described in the text")
+        for c in data.columns
+        if not re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", text)
+    ]
     return out
 
 
@@ -135,8 +169,13 @@ def check_event_window(s: Scenario, data: pd.DataFrame) -> list[Finding]:
         if a < lo or b > hi or a > b:
             out.append(Finding(s.scenario_id, "event_window", f"text window {a}..{b} outside data days {lo}..{hi}"))
     if not _PER_DAY.search(text):
-        out.append(Finding(s.scenario_id, "effect_scale",
-                           "text does not ask for the average daily abnormal return (the canonical per-day scale)"))
+        out.append(
+            Finding(
+                s.scenario_id,
+                "effect_scale",
+                "text does not ask for the average daily abnormal return (the canonical per-day scale)",
+            )
+        )
     return out
 
 
@@ -177,8 +216,13 @@ def check_cutoff(s: Scenario, data: pd.DataFrame) -> list[Finding]:
         rule = (x > v if strict else x >= v) if above else (x < v if strict else x <= v)
         wrong = int(np.sum(rule.astype(int) != treated))
         if wrong:
-            out.append(Finding(s.scenario_id, "cutoff",
-                               f"text says treated when running_var is {side} {v:g}; {wrong} rows disagree"))
+            out.append(
+                Finding(
+                    s.scenario_id,
+                    "cutoff",
+                    f"text says treated when running_var is {side} {v:g}; {wrong} rows disagree",
+                )
+            )
     for v in values:
         if not x.min() <= v <= x.max():
             out.append(Finding(s.scenario_id, "cutoff", f"stated cutoff {v:g} lies outside running_var's range"))
@@ -193,8 +237,13 @@ def check_sign(s: Scenario) -> list[Finding]:
         out.append(Finding(s.scenario_id, "sign", f"direction '{s.direction}' but true effect {s.true_effect:g}"))
     gt = s.ground_truth or {}
     if gt.get("conclusion_direction") not in (None, sign):
-        out.append(Finding(s.scenario_id, "sign", f"reference conclusion_direction '{gt['conclusion_direction']}' "
-                                                  f"but true effect {s.true_effect:g}"))
+        out.append(
+            Finding(
+                s.scenario_id,
+                "sign",
+                f"reference conclusion_direction '{gt['conclusion_direction']}' but true effect {s.true_effect:g}",
+            )
+        )
     detail = str(gt.get("conclusion_detail", ""))
     said = _SIGNED_EFFECT.search(detail)
     up, down = bool(_UP_WORDS.search(detail)), bool(_DOWN_WORDS.search(detail))
@@ -249,7 +298,6 @@ def accuracy_table(scenarios: Iterable[Scenario]) -> str:
         sign = sum((s.canonical.estimate > 0) == (s.true_effect > 0) for s in group)
         within = sum(r <= 0.25 for r in rel)
         totals = [totals[0] + len(group), totals[1] + sign, totals[2] + within]
-        lines.append(f"{family:<12} {tier:<7} {len(group):>3} {statistics.median(rel):>15.4f} "
-                     f"{sign:>8} {within:>11}")
+        lines.append(f"{family:<12} {tier:<7} {len(group):>3} {statistics.median(rel):>15.4f} {sign:>8} {within:>11}")
     lines.append(f"{'all':<12} {'':<7} {totals[0]:>3} {'':>15} {totals[1]:>8} {totals[2]:>11}")
     return "\n".join(lines)

@@ -191,10 +191,25 @@ def _did(plan: Plan, rng: np.random.Generator) -> Realised:
             f"change in `y` caused by the policy, in the units of `y`."
         ),
     }
-    truth = _truth(plan, "Difference-in-differences with unit and period fixed effects (common adoption date).",
-                   f"The {s['policy'].split(' ', 1)[1]}", s["outcome_short"], effect, "units of y")
-    design = dict(columns=list(cols), unit="unit_id", time="period", first_post_period=k, periods=T,
-                  units=n, treated_units=n_treat, noise_sd=sigma, serial_correlation=rho)
+    truth = _truth(
+        plan,
+        "Difference-in-differences with unit and period fixed effects (common adoption date).",
+        f"The {s['policy'].split(' ', 1)[1]}",
+        s["outcome_short"],
+        effect,
+        "units of y",
+    )
+    design = dict(
+        columns=list(cols),
+        unit="unit_id",
+        time="period",
+        first_post_period=k,
+        periods=T,
+        units=n,
+        treated_units=n_treat,
+        noise_sd=sigma,
+        serial_correlation=rho,
+    )
     return Realised(plan, _csv(cols), effect, {**texts, "ground_truth": truth}, design)
 
 
@@ -231,10 +246,24 @@ def _event_study(plan: Plan, rng: np.random.Generator) -> Realised:
             f"of interest is the average daily abnormal return over days 0 to +{K}, as a decimal return per day."
         ),
     }
-    truth = _truth(plan, "Event study: market-model abnormal returns, post-event days against pre-event days.",
-                   f"The event ({s['event']})", "daily returns", effect, "per day")
-    design = dict(columns=list(cols), event_day=0, pre_window=[-L, -1], post_window=[0, K], stocks=S,
-                  effect_scale="per_day_ar", noise_sd=p["sigma"], fat_tails=p["tails"])
+    truth = _truth(
+        plan,
+        "Event study: market-model abnormal returns, post-event days against pre-event days.",
+        f"The event ({s['event']})",
+        "daily returns",
+        effect,
+        "per day",
+    )
+    design = dict(
+        columns=list(cols),
+        event_day=0,
+        pre_window=[-L, -1],
+        post_window=[0, K],
+        stocks=S,
+        effect_scale="per_day_ar",
+        noise_sd=p["sigma"],
+        fat_tails=p["tails"],
+    )
     return Realised(plan, _csv(cols), effect, {**texts, "ground_truth": truth}, design)
 
 
@@ -269,10 +298,24 @@ def _iv(plan: Plan, rng: np.random.Generator) -> Realised:
             f"only through `x`.{exog} The effect of interest is the change in `y` per one-unit increase in `x`."
         ),
     }
-    truth = _truth(plan, f"Instrumental variables (2SLS): `x` instrumented by the {kind} instrument `z`.",
-                   s["treatment"].capitalize(), s["outcome_short"], effect, "units of y per unit of x")
-    design = dict(columns=list(cols), instrument="z", instrument_type=kind, endogenous="x", controls=names,
-                  first_stage=pi, noise_sd=p["sigma"], heteroskedastic=p["hetero"])
+    truth = _truth(
+        plan,
+        f"Instrumental variables (2SLS): `x` instrumented by the {kind} instrument `z`.",
+        s["treatment"].capitalize(),
+        s["outcome_short"],
+        effect,
+        "units of y per unit of x",
+    )
+    design = dict(
+        columns=list(cols),
+        instrument="z",
+        instrument_type=kind,
+        endogenous="x",
+        controls=names,
+        first_stage=pi,
+        noise_sd=p["sigma"],
+        heteroskedastic=p["hetero"],
+    )
     return Realised(plan, _csv(cols), effect, {**texts, "ground_truth": truth}, design)
 
 
@@ -305,10 +348,23 @@ def _rdd(plan: Plan, rng: np.random.Generator) -> Realised:
             f"treated minus untreated just at {_fmt(c)}."
         ),
     }
-    truth = _truth(plan, f"Sharp regression discontinuity at {_fmt(c)}, treated {side_text} the cutoff.",
-                   s["program"][0].upper() + s["program"][1:], s["outcome_short"], effect, "units of y")
-    design = dict(columns=list(cols), cutoff=c, treated_side=side, bandwidth=_sig(RDD_BANDWIDTH_SHARE * R, 6),
-                  running_range=[c - R, c + R], noise_sd=p["noise"] * scale, curvature=p["curvature"])
+    truth = _truth(
+        plan,
+        f"Sharp regression discontinuity at {_fmt(c)}, treated {side_text} the cutoff.",
+        s["program"][0].upper() + s["program"][1:],
+        s["outcome_short"],
+        effect,
+        "units of y",
+    )
+    design = dict(
+        columns=list(cols),
+        cutoff=c,
+        treated_side=side,
+        bandwidth=_sig(RDD_BANDWIDTH_SHARE * R, 6),
+        running_range=[c - R, c + R],
+        noise_sd=p["noise"] * scale,
+        curvature=p["curvature"],
+    )
     return Realised(plan, _csv(cols), effect, {**texts, "ground_truth": truth}, design)
 
 

@@ -26,8 +26,13 @@ import pyfixest as pf
 import statsmodels.api as sm
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.scenarios.records import (FAMILIES, UPSTREAM_RDD, CanonicalEstimate, iv_default_controls,
-                                            missing_columns)
+from causalverify_inspect.scenarios.records import (
+    FAMILIES,
+    UPSTREAM_RDD,
+    CanonicalEstimate,
+    iv_default_controls,
+    missing_columns,
+)
 
 MIN_RDD_OBS = 30
 _NO_SSC = pf.ssc(k_adj=False, G_adj=False)
@@ -130,9 +135,7 @@ def rdd_local_linear(
     )
 
 
-def canonical_estimate(
-    data: pd.DataFrame, family: str, design: Mapping[str, Any] | None = None
-) -> CanonicalEstimate:
+def canonical_estimate(data: pd.DataFrame, family: str, design: Mapping[str, Any] | None = None) -> CanonicalEstimate:
     """The family's canonical estimate on ``data``.
 
     ``design`` (a scenario's design facts) may set the event day, the IV controls or the RDD cutoff, bandwidth and

@@ -113,7 +113,8 @@ def read_scenario_csv(path: Path, family: str, scenario_id: str) -> pd.DataFrame
             row = int(np.argmin(finite))
             raise SuiteInputError(
                 f"{where}, line {row + 2}, column '{col}': {data[col].iloc[row]} is not a finite number "
-                "(a scenario's data must be complete).")
+                "(a scenario's data must be complete)."
+            )
     return data
 
 
@@ -125,7 +126,8 @@ def data_path_within(root: Path, data_file: str, where: str) -> Path:
     if not inside or not path.resolve().is_relative_to(root.resolve()):
         raise SuiteInputError(
             f"{where}: field 'data_file' is {data_file!r}; it must be a relative path inside the scenario folder "
-            f"'{root}'.")
+            f"'{root}'."
+        )
     return path
 
 

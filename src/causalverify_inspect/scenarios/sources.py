@@ -41,6 +41,7 @@ from causalverify_inspect.scenarios.records import (
     scenario_from_record,
 )
 
+
 def _load_ours(folder: Path) -> list[Scenario]:
     records_path = folder / RECORDS_FILE
     doc = read_records(records_path)

@@ -67,8 +67,12 @@ def text_problems(text: str, sentence: bool) -> list[str]:
 
 
 def check_hygiene(record: CobeRecord) -> list[Finding]:
-    texts = [("Story", record.story, True), ("Illustrative answer", record.illustrative_answer, True),
-             ("preserve criterion", record.preserve, True), ("change criterion", record.change, True)]
+    texts = [
+        ("Story", record.story, True),
+        ("Illustrative answer", record.illustrative_answer, True),
+        ("preserve criterion", record.preserve, True),
+        ("change criterion", record.change, True),
+    ]
     texts += [(f"query {slot}", q, True) for slot, q in record.query_slots]
     texts += [(name, value, False) for name, value in record.pieces.items()]
     return [
@@ -87,14 +91,56 @@ _STOPWORDS = frozenset(
     "when where while after before during over under up down out off again just about across".split()
 )
 _IRREGULAR = {
-    "fell": "fall", "sold": "sell", "bought": "buy", "ran": "run", "won": "win", "lost": "lose", "kept": "keep",
-    "took": "take", "taken": "take", "went": "go", "gone": "go", "made": "make", "found": "find", "left": "leave",
-    "held": "hold", "broke": "break", "broken": "break", "rang": "ring", "rung": "ring", "woke": "wake",
-    "got": "get", "told": "tell", "gave": "give", "given": "give", "chose": "choose", "chosen": "choose",
-    "ate": "eat", "eaten": "eat", "spent": "spend", "brought": "bring", "caught": "catch", "drove": "drive",
-    "driven": "drive", "hung": "hang", "met": "meet", "paid": "pay", "sat": "sit", "stood": "stand",
-    "threw": "throw", "thrown": "throw", "began": "begin", "begun": "begin", "slept": "sleep", "felt": "feel",
-    "led": "lead", "shone": "shine", "grew": "grow", "grown": "grow", "rose": "rise", "risen": "rise",
+    "fell": "fall",
+    "sold": "sell",
+    "bought": "buy",
+    "ran": "run",
+    "won": "win",
+    "lost": "lose",
+    "kept": "keep",
+    "took": "take",
+    "taken": "take",
+    "went": "go",
+    "gone": "go",
+    "made": "make",
+    "found": "find",
+    "left": "leave",
+    "held": "hold",
+    "broke": "break",
+    "broken": "break",
+    "rang": "ring",
+    "rung": "ring",
+    "woke": "wake",
+    "got": "get",
+    "told": "tell",
+    "gave": "give",
+    "given": "give",
+    "chose": "choose",
+    "chosen": "choose",
+    "ate": "eat",
+    "eaten": "eat",
+    "spent": "spend",
+    "brought": "bring",
+    "caught": "catch",
+    "drove": "drive",
+    "driven": "drive",
+    "hung": "hang",
+    "met": "meet",
+    "paid": "pay",
+    "sat": "sit",
+    "stood": "stand",
+    "threw": "throw",
+    "thrown": "throw",
+    "began": "begin",
+    "begun": "begin",
+    "slept": "sleep",
+    "felt": "feel",
+    "led": "lead",
+    "shone": "shine",
+    "grew": "grow",
+    "grown": "grow",
+    "rose": "rise",
+    "risen": "rise",
 }
 
 
@@ -159,14 +205,22 @@ def check_pieces(record: CobeRecord) -> list[Finding]:
         for slot, query in record.query_slots:
             stated = intervention_clause(query)
             if stated is not None and stated != intervention.rstrip("."):
-                found.append(Finding(rid, "pieces", f"query {slot} states {stated!r}, not the Intervention "
-                                                    f"{intervention!r}"))
+                found.append(
+                    Finding(rid, "pieces", f"query {slot} states {stated!r}, not the Intervention {intervention!r}")
+                )
     if record.original_fact and not any(_same(record.original_fact, f) for f in sentences(record.change)):
-        found.append(Finding(rid, "pieces", f"Original fact {record.original_fact!r} is not a sentence of the change "
-                                            "criterion"))
+        found.append(
+            Finding(rid, "pieces", f"Original fact {record.original_fact!r} is not a sentence of the change criterion")
+        )
     for fact in restated_change(record):
-        found.append(Finding(rid, "pieces", f"Original event {record.pieces['Original event']!r} restates the "
-                                            f"must-change fact {fact!r}; name the intervened variable's own value"))
+        found.append(
+            Finding(
+                rid,
+                "pieces",
+                f"Original event {record.pieces['Original event']!r} restates the "
+                f"must-change fact {fact!r}; name the intervened variable's own value",
+            )
+        )
     return found
 
 

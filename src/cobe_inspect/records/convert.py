@@ -204,8 +204,9 @@ def site_record(item: dict[str, Any], where: str) -> dict[str, Any]:
         response |= {k: item[k] for k in ("verdict", "failing_check") if item.get(k) is not None}
         record["Published responses"] = [response]
     if item.get("legacy_verdicts"):
-        record["Published verdicts"] = [{"run": "legacy", "query_idx": item.get("query_idx"),
-                                         "verdicts": item["legacy_verdicts"]}]
+        record["Published verdicts"] = [
+            {"run": "legacy", "query_idx": item.get("query_idx"), "verdicts": item["legacy_verdicts"]}
+        ]
     sources = [s for s in (item.get("source"), item.get("note")) if s]
     if sources:
         record["Sources"] = sources

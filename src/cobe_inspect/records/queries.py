@@ -69,7 +69,7 @@ def intervention_clause(query: str) -> str | None:
     anchor = _ANCHOR.search(query)
     if anchor is None:
         return None
-    tail = query[anchor.end():]
+    tail = query[anchor.end() :]
     had = _HAD.search(tail)
     if_had = _IF_HAD.search(tail)
     if if_had and (had is None or if_had.start() < had.start()):
@@ -77,7 +77,7 @@ def intervention_clause(query: str) -> str | None:
         return _trim(f"{subject} {rest}") if rest else None
     if had is None:
         return None
-    return _trim(tail[had.end():])
+    return _trim(tail[had.end() :])
 
 
 def derive_intervention(queries: Sequence[str | None]) -> tuple[str, str] | None:

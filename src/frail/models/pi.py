@@ -168,9 +168,15 @@ class FrailPi:
         tmp = out.with_name(out.name + ".tmp")
         protocol = "text" if probe is None else "text_probe"
         torch.save(
-            {"state": self.head.state_dict(), "config": asdict(self.config), "doses": self.doses,
-             "in_dim": self.head.in_dim, "featurizer": featurizer, "protocol": protocol,
-             "probe": None if probe is None else asdict(probe)},
+            {
+                "state": self.head.state_dict(),
+                "config": asdict(self.config),
+                "doses": self.doses,
+                "in_dim": self.head.in_dim,
+                "featurizer": featurizer,
+                "protocol": protocol,
+                "probe": None if probe is None else asdict(probe),
+            },
             tmp,
         )
         tmp.replace(out)

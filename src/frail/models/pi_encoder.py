@@ -105,8 +105,14 @@ class _JointTrainer:
 
 
 def fit_pi_with_encoder(
-    featurizer, texts: list[str], doses: list[int], train: DoseCounts, val: DoseCounts,
-    config: PiConfig | None = None, enc: EncoderTrainConfig | None = None, progress: Progress | None = None,
+    featurizer,
+    texts: list[str],
+    doses: list[int],
+    train: DoseCounts,
+    val: DoseCounts,
+    config: PiConfig | None = None,
+    enc: EncoderTrainConfig | None = None,
+    progress: Progress | None = None,
     extra: np.ndarray | None = None,
 ) -> FrailPi:
     """Train a trainable encoder featurizer and a Frail-π head jointly; ``DoseCounts.job`` indexes ``texts``.
@@ -117,7 +123,9 @@ def fit_pi_with_encoder(
     ``model.predict_p(np.hstack([featurizer.transform(texts), extra]))``.
     """
     if not getattr(featurizer, "trainable", False):
-        raise SuiteInputError(f"featurizer {featurizer.name!r} is frozen: train Frail-π on its output with FrailPi.fit.")
+        raise SuiteInputError(
+            f"featurizer {featurizer.name!r} is frozen: train Frail-π on its output with FrailPi.fit."
+        )
     if train.n.sum() == 0 or val.n.sum() == 0:
         raise SuiteInputError("Frail-π needs solvable-stratum twins in both the training and validation folds.")
     config, enc = config or PiConfig(), enc or EncoderTrainConfig()
@@ -133,8 +141,10 @@ def fit_pi_with_encoder(
         model.history = []
     trainer = _JointTrainer(featurizer, texts, model, enc, extra)
     opt = torch.optim.AdamW(
-        [{"params": featurizer.trainable_parameters(), "lr": enc.encoder_lr or featurizer.encoder_lr},
-         {"params": model.head.parameters(), "lr": enc.head_lr}],
+        [
+            {"params": featurizer.trainable_parameters(), "lr": enc.encoder_lr or featurizer.encoder_lr},
+            {"params": model.head.parameters(), "lr": enc.head_lr},
+        ],
         weight_decay=config.weight_decay,
     )
     by_train, by_val = _job_rows(train), _job_rows(val)
@@ -142,8 +152,10 @@ def fit_pi_with_encoder(
     gen = torch.Generator().manual_seed(config.seed)
 
     def snapshot():
-        return ({k: v.detach().clone() for k, v in featurizer.trained_state().items()},
-                copy.deepcopy(model.head.state_dict()))
+        return (
+            {k: v.detach().clone() for k, v in featurizer.trained_state().items()},
+            copy.deepcopy(model.head.state_dict()),
+        )
 
     best = trainer.val_loss(val, by_val) if enc.warm_start_head else float("inf")
     best_state, stale = snapshot(), 0

@@ -71,9 +71,14 @@ class SiameseTau(nn.Module):
     def __init__(self, in_dim: int, config: TauConfig):
         super().__init__()
         if config.encoder not in ENCODERS:
-            raise SuiteInputError(f"Frail-τ encoder {config.encoder!r} is unknown: choose one of {', '.join(ENCODERS)}.")
-        self.encoder = (nn.Linear(in_dim, config.hidden) if config.encoder == "linear"
-                        else mlp(in_dim, config.hidden, config.hidden, config.dropout))
+            raise SuiteInputError(
+                f"Frail-τ encoder {config.encoder!r} is unknown: choose one of {', '.join(ENCODERS)}."
+            )
+        self.encoder = (
+            nn.Linear(in_dim, config.hidden)
+            if config.encoder == "linear"
+            else mlp(in_dim, config.hidden, config.hidden, config.dropout)
+        )
         self.contrast = mlp(config.hidden, config.hidden, 1, config.dropout)
         self.ex_ante = mlp(config.hidden, config.hidden, 1, config.dropout)
         self.projection = nn.Linear(config.hidden, config.complexity_dim, bias=False)
@@ -146,8 +151,11 @@ class FrailTau:
                 xb, xt = xb_all[idx], xt_all[idx]
                 h, h_twin = self.net.encoder(xb), self.net.encoder(xt)
                 h_neg = self.net.encoder(self._negatives(data, idx, xb, gen))
-                loss = (triplet_loss(h, h_twin, h_neg, cfg.triplet_margin) + self.net.complexity_loss(h, self._c(data, idx))
-                        + cfg.lambda_inv * self.net.invariance(h, h_twin))
+                loss = (
+                    triplet_loss(h, h_twin, h_neg, cfg.triplet_margin)
+                    + self.net.complexity_loss(h, self._c(data, idx))
+                    + cfg.lambda_inv * self.net.invariance(h, h_twin)
+                )
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
@@ -162,9 +170,12 @@ class FrailTau:
         huber = nn.functional.huber_loss
         delta = torch.from_numpy(data.delta[idx].astype(np.float32))
         target_job = torch.from_numpy(d_obs[data.job[idx]].astype(np.float32))
-        return (huber(self.net.contrast(h - h_twin).squeeze(-1), delta, delta=cfg.huber_delta)
-                + huber(self.net.ex_ante(h).squeeze(-1), target_job, delta=cfg.huber_delta)
-                + cfg.lambda_inv * self.net.invariance(h, h_twin) + self.net.complexity_loss(h, self._c(data, idx)))
+        return (
+            huber(self.net.contrast(h - h_twin).squeeze(-1), delta, delta=cfg.huber_delta)
+            + huber(self.net.ex_ante(h).squeeze(-1), target_job, delta=cfg.huber_delta)
+            + cfg.lambda_inv * self.net.invariance(h, h_twin)
+            + self.net.complexity_loss(h, self._c(data, idx))
+        )
 
     @staticmethod
     def _d_obs(data: TauData) -> np.ndarray:

@@ -63,10 +63,37 @@ DROP_QUANTITY = "counted_quantity_collision"
 DROP_CAPTURE = "pronoun_capture"
 
 _NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000, "dozen": 12,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "thousand": 1000,
+    "dozen": 12,
 }
 _WORDS_RE = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b")
 _NUM = re.compile(r"(?<![\w.])(-)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d])")
@@ -76,8 +103,24 @@ _SLASH = re.compile(r"(?<![\w./])(-?\d+)\s*/\s*(\d+)(?![\d/])")
 _DIMENSIONS = {
     "money": {"dollar", "cent", "euro", "pound sterling", "$", "buck", "penny", "nickel", "dime", "quarter"},
     "time": {"second", "minute", "hour", "day", "week", "month", "year", "decade", "hr", "min", "sec"},
-    "length": {"inch", "foot", "feet", "yard", "mile", "meter", "metre", "centimeter", "millimeter", "kilometer",
-               "cm", "mm", "km", "m", "ft", "in"},
+    "length": {
+        "inch",
+        "foot",
+        "feet",
+        "yard",
+        "mile",
+        "meter",
+        "metre",
+        "centimeter",
+        "millimeter",
+        "kilometer",
+        "cm",
+        "mm",
+        "km",
+        "m",
+        "ft",
+        "in",
+    },
     "mass": {"pound", "ounce", "gram", "kilogram", "ton", "kg", "g", "lb", "oz"},
     "volume": {"liter", "litre", "milliliter", "gallon", "quart", "pint", "cup", "ml", "l"},
     "percent": {"%", "percent"},
@@ -197,9 +240,15 @@ class _Base(NamedTuple):
 @lru_cache(maxsize=256)
 def _base_profile(base_text: str, answer: str, tex: bool) -> _Base:
     dims = quantity_dimensions(outside_maths(base_text, tex))
-    return _Base(frozenset(proper_nouns(base_text, tex)), frozenset(dims - _PHYSICAL), frozenset(dims & _PHYSICAL),
-                 frozenset(maths_symbols(base_text) if tex else ()), frozenset(capture_risk(base_text, tex)),
-                 answer_value(answer), query_nouns(base_text, tex))
+    return _Base(
+        frozenset(proper_nouns(base_text, tex)),
+        frozenset(dims - _PHYSICAL),
+        frozenset(dims & _PHYSICAL),
+        frozenset(maths_symbols(base_text) if tex else ()),
+        frozenset(capture_risk(base_text, tex)),
+        answer_value(answer),
+        query_nouns(base_text, tex),
+    )
 
 
 _PHYSICAL = frozenset(_DIMENSIONS)
@@ -325,9 +374,14 @@ def apply_audit(log_path: str | Path, pool_dir: str | Path, out_dir: str | Path)
     kept_ids = {r.text_id for r in kept}
     manifests = {m: [p for p in read_manifest(pool_dir, m) if p.twin_id in kept_ids] for m in info["doses"]}
     new_info = dict(info, audited=True, schema=CORPUS_SCHEMA)
-    new_info["counts"] = dict(info.get("counts", {}), noop_audit={
-        "log": Path(log_path).name, "dropped": dict(sorted(drops.items())),
-        "pairs": {str(m): len(pairs) for m, pairs in manifests.items()},
-        "twins_kept": sum(1 for r in kept if r.role == "twin")})
+    new_info["counts"] = dict(
+        info.get("counts", {}),
+        noop_audit={
+            "log": Path(log_path).name,
+            "dropped": dict(sorted(drops.items())),
+            "pairs": {str(m): len(pairs) for m, pairs in manifests.items()},
+            "twins_kept": sum(1 for r in kept if r.role == "twin"),
+        },
+    )
     write_corpus_dir(out_dir, kept, manifests, new_info, overwrite=False)
     return dict(drops)

@@ -67,15 +67,24 @@ _SHORT = {"entity_rename": "rename", "sentence_reorder": "reorder"}
 class _Candidates:
     """The candidate twins of one base: surface families eagerly, distractors per injection size lazily."""
 
-    def __init__(self, p: Problem, donors: Sequence[tuple[str, Sequence[str]]], seed: int, k: int, m: int,
-                 tex: bool, stats: dict[str, Counter]):
+    def __init__(
+        self,
+        p: Problem,
+        donors: Sequence[tuple[str, Sequence[str]]],
+        seed: int,
+        k: int,
+        m: int,
+        tex: bool,
+        stats: dict[str, Counter],
+    ):
         self.p, self.donors, self.seed, self.tries, self.tex, self.stats = p, donors, seed, m, tex, stats
         self.by_family: dict[str, list[tuple[str, Twin]]] = {
             "entity_rename": self._distinct("entity_rename", k, lambda s: entity_rename(p.text, s, tex=tex)),
             # MATH: no reordering (a hand audit found most MATH reorders defective: procedures, dialogue, LaTeX
             # environments, examples before definitions); counted as bases without a reorder twin
-            "sentence_reorder": [] if tex else self._distinct(
-                "sentence_reorder", k, lambda s: sentence_reorder(p.text, s, tex=tex)),
+            "sentence_reorder": []
+            if tex
+            else self._distinct("sentence_reorder", k, lambda s: sentence_reorder(p.text, s, tex=tex)),
         }
         if tex:
             self.stats["no_twin"]["sentence_reorder"] += 1
@@ -104,16 +113,16 @@ class _Candidates:
             out, seen = [], {self.p.text}
             for j in range(self.tries):
                 seed = derive_seed(self.seed, self.p.base_id, "irrelevant_context", size, j)
-                twin = irrelevant_context(self.p.text, size, self.donors, seed, exclude=self.p.base_id, tex=self.tex,
-                                          accept=self.accept)
+                twin = irrelevant_context(
+                    self.p.text, size, self.donors, seed, exclude=self.p.base_id, tex=self.tex, accept=self.accept
+                )
                 if twin is None:
                     break
                 if twin.text in seen:
                     continue
                 seen.add(twin.text)
                 self.stats["candidates"]["irrelevant_context"] += 1
-                verdict = structural_audit(self.p.text, twin.changes["inserted"], self.p.answer,
-                                           tex=self.tex)
+                verdict = structural_audit(self.p.text, twin.changes["inserted"], self.p.answer, tex=self.tex)
                 self.stats["audit_dropped"].update(verdict.drops)
                 self.stats["audit_flagged"].update(verdict.flags)
                 if verdict.drops:
@@ -167,20 +176,48 @@ def _mix(c: _Candidates, m: int, sizes: Sequence[int], rng: random.Random) -> li
 
 
 def _record(p: Problem, suite: str, text_id: str, twin: Twin | None, flags: Sequence[str] = ()) -> TextRecord:
-    common = dict(base_id=p.base_id, answer=p.answer, complexity_score=p.complexity, category=p.category,
-                  suite=suite, level=p.level)
+    common = dict(
+        base_id=p.base_id,
+        answer=p.answer,
+        complexity_score=p.complexity,
+        category=p.category,
+        suite=suite,
+        level=p.level,
+    )
     if twin is None:
-        return TextRecord(text_id=text_id, role="base", operator="base", injection_size=0, seed=0, text=p.text,
-                          **common)
-    return TextRecord(text_id=text_id, role="twin", operator=twin.operator, injection_size=twin.injection_size,
-                      seed=twin.seed, text=twin.text, changes=twin.changes, audit_flags=list(flags), **common)
+        return TextRecord(
+            text_id=text_id, role="base", operator="base", injection_size=0, seed=0, text=p.text, **common
+        )
+    return TextRecord(
+        text_id=text_id,
+        role="twin",
+        operator=twin.operator,
+        injection_size=twin.injection_size,
+        seed=twin.seed,
+        text=twin.text,
+        changes=twin.changes,
+        audit_flags=list(flags),
+        **common,
+    )
 
 
 def build_corpus(
-    suite: str, source: str | Path, out: str | Path, *, limit: int | None = None, seed: int = 0,
-    doses: Sequence[int] = DEFAULT_DOSES, surface_twins: int = 10, max_distractors: int = 20,
-    split: str = "test", hub_config: str | None = None, skip_bad_rows: bool = False, overwrite: bool = False,
-    source_label: str | None = None, donor_sources: Sequence[str | Path] = (), own_donors: bool = True,
+    suite: str,
+    source: str | Path,
+    out: str | Path,
+    *,
+    limit: int | None = None,
+    seed: int = 0,
+    doses: Sequence[int] = DEFAULT_DOSES,
+    surface_twins: int = 10,
+    max_distractors: int = 20,
+    split: str = "test",
+    hub_config: str | None = None,
+    skip_bad_rows: bool = False,
+    overwrite: bool = False,
+    source_label: str | None = None,
+    donor_sources: Sequence[str | Path] = (),
+    own_donors: bool = True,
 ) -> Path:
     """Build a corpus directory (pool.jsonl, manifests/m{m}.jsonl, corpus.json; layout in glass_inspect.corpus).
 
@@ -207,8 +244,9 @@ def build_corpus(
     if not doses or doses[0] < 1:
         raise SuiteInputError(f"doses must be positive integers, got {doses!r}.")
     out = check_out_dir(out, overwrite)
-    problems, skipped = load_source(suite, str(source), split=split, hub_config=hub_config, limit=limit,
-                                    skip_bad_rows=skip_bad_rows)
+    problems, skipped = load_source(
+        suite, str(source), split=split, hub_config=hub_config, limit=limit, skip_bad_rows=skip_bad_rows
+    )
     tex = suite == "math"
     donor_problems = list(problems)
     donor_info = []
@@ -220,8 +258,9 @@ def build_corpus(
         more, _ = load_source(donor_suite, path, split=split, skip_bad_rows=True)
         tag = f"donor{len(donor_info)}"
         donors += [(f"{tag}-{q.base_id}", _lend(q.text, donor_suite, tex)) for q in more]
-        donor_info.append({"suite": donor_suite, "path": Path(path).name, "sha256": source_sha(path),
-                           "problems": len(more)})
+        donor_info.append(
+            {"suite": donor_suite, "path": Path(path).name, "sha256": source_sha(path), "problems": len(more)}
+        )
         donor_problems += more
     donors = [(i, s) for i, s in donors if s]
     stats: dict[str, Counter] = defaultdict(Counter)
@@ -248,15 +287,28 @@ def build_corpus(
         pool.append(_record(p, suite, f"{p.base_id}-identity", identity(p.text)))
         pool += [_record(p, suite, i, *twins[i]) for i in twins if i in used]  # candidate order: deterministic
     counts = _counts(problems, skipped, pool, manifests, sizes_used, stats)
-    counts["donors"] = {"problems": len(donor_problems), "lending": len(donors),
-                        "sentences": sum(len(s) for _, s in donors), "extra_sources": donor_info}
+    counts["donors"] = {
+        "problems": len(donor_problems),
+        "lending": len(donors),
+        "sentences": sum(len(s) for _, s in donors),
+        "extra_sources": donor_info,
+    }
     info = {
-        "schema": CORPUS_SCHEMA, "suite": suite, "seed": seed, "doses": list(doses), "audited": False,
+        "schema": CORPUS_SCHEMA,
+        "suite": suite,
+        "seed": seed,
+        "doses": list(doses),
+        "audited": False,
         "source": {"path": source_label or str(source), "sha256": source_sha(str(source)), "split": split},
-        "params": {"limit": limit, "surface_twins": surface_twins, "max_distractors": max_distractors,
-                   "own_donors": own_donors,
-                   "skip_bad_rows": skip_bad_rows},
-        "counts": counts, "skipped_rows": skipped,
+        "params": {
+            "limit": limit,
+            "surface_twins": surface_twins,
+            "max_distractors": max_distractors,
+            "own_donors": own_donors,
+            "skip_bad_rows": skip_bad_rows,
+        },
+        "counts": counts,
+        "skipped_rows": skipped,
     }
     return write_corpus_dir(out, pool, manifests, info, overwrite)
 
@@ -264,16 +316,21 @@ def build_corpus(
 def _counts(problems, skipped, pool, manifests, sizes_used, stats) -> dict[str, Any]:
     twins = [r for r in pool if r.role == "twin"]
     per_base = Counter(r.base_id for r in twins if r.operator != IDENTITY)
-    pairs = {f"m{m}": dict(sorted(Counter(p.operator for p in rows).items()), total=len(rows))
-             for m, rows in manifests.items()}
+    pairs = {
+        f"m{m}": dict(sorted(Counter(p.operator for p in rows).items()), total=len(rows))
+        for m, rows in manifests.items()
+    }
     flagged = Counter(f for r in twins for f in r.audit_flags)
     return {
-        "bases": len(problems), "skipped_rows": len(skipped),
+        "bases": len(problems),
+        "skipped_rows": len(skipped),
         "candidates": dict(sorted(stats["candidates"].items())),
         "bases_without_candidates": {f: stats["no_twin"][f] for f in TWIN_FAMILIES},
-        "structural_audit": {"dropped": dict(sorted(stats["audit_dropped"].items())),
-                             "flagged_candidates": dict(sorted(stats["audit_flagged"].items())),
-                             "flagged_in_pool": dict(sorted(flagged.items()))},
+        "structural_audit": {
+            "dropped": dict(sorted(stats["audit_dropped"].items())),
+            "flagged_candidates": dict(sorted(stats["audit_flagged"].items())),
+            "flagged_in_pool": dict(sorted(flagged.items())),
+        },
         "pool_twins": dict(sorted(Counter(r.operator for r in twins).items())),
         "unique_twins_per_base": round(sum(per_base.values()) / len(problems), 3),
         "pairs": pairs,
@@ -309,9 +366,15 @@ def _shares_of(rows: Sequence[PairRecord]) -> dict[str, Any]:
     for p in mixed:
         fams[p.base_id].add(p.operator)
     full = [p for p in mixed if len(fams[p.base_id]) == len(TWIN_FAMILIES)]
-    share = lambda ps: {f: round(sum(p.operator == f for p in ps) / len(ps), 4) if ps else 0.0 for f in TWIN_FAMILIES}
-    return {"all": share(mixed), "bases_with_every_family": share(full),
-            "bases_with_every_family_n": len({p.base_id for p in full})}
+
+    def share(ps: list) -> dict[str, float]:
+        return {f: round(sum(p.operator == f for p in ps) / len(ps), 4) if ps else 0.0 for f in TWIN_FAMILIES}
+
+    return {
+        "all": share(mixed),
+        "bases_with_every_family": share(full),
+        "bases_with_every_family_n": len({p.base_id for p in full}),
+    }
 
 
 def _diversity(twins: Sequence[TextRecord], manifests: dict[int, list[PairRecord]]) -> dict[str, Any]:
@@ -319,12 +382,17 @@ def _diversity(twins: Sequence[TextRecord], manifests: dict[int, list[PairRecord
     pairs of all manifests)."""
     inserted = {r.text_id: r.changes.get("inserted", []) for r in twins if r.operator == "irrelevant_context"}
     out: dict[str, Any] = {}
-    for label, ids in (("pool", list(inserted)),
-                       ("manifests", [p.twin_id for rows in manifests.values() for p in rows if p.twin_id in inserted])):
+    for label, ids in (
+        ("pool", list(inserted)),
+        ("manifests", [p.twin_id for rows in manifests.values() for p in rows if p.twin_id in inserted]),
+    ):
         uses = Counter(s for i in ids for s in inserted[i])
         total = sum(uses.values())
         top = uses.most_common(1)
-        out[label] = {"uses": total, "distinct": len(uses),
-                      "max_uses": top[0][1] if top else 0,
-                      "max_share": round(top[0][1] / total, 5) if total else 0.0}
+        out[label] = {
+            "uses": total,
+            "distinct": len(uses),
+            "max_uses": top[0][1] if top else 0,
+            "max_share": round(top[0][1] / total, 5) if total else 0.0,
+        }
     return out

@@ -14,8 +14,16 @@ from glass_inspect.corpus.build import build_corpus
 
 BUILTIN_FILES = {"gsm": "data/gsm_builtin.jsonl", "math": "data/math_builtin.jsonl"}  # inside glass_inspect.corpus
 # what the built corpus depends on, relative to glass_inspect: a change to any of them builds it afresh
-_BUILD_INPUTS = ("corpus/data/names.json", "corpus/operators.py", "corpus/audit.py", "corpus/build.py",
-                 "corpus/sources.py", "corpus/complexity.py", "corpus/contract.py", "answers.py")
+_BUILD_INPUTS = (
+    "corpus/data/names.json",
+    "corpus/operators.py",
+    "corpus/audit.py",
+    "corpus/build.py",
+    "corpus/sources.py",
+    "corpus/complexity.py",
+    "corpus/contract.py",
+    "answers.py",
+)
 
 
 def _code_key(suite: str) -> str:

@@ -1,12 +1,12 @@
 """``glass-build``: the command line of the corpus tooling (no model call).
 
-    glass-build --suite gsm --source gsm8k_test.jsonl --out corpora/gsm      # build (glass_inspect.corpus.build)
-    glass-build audit LOG --pool DIR --out DIR2     # apply a finished noop_audit log (a filtered copy)
-    glass-build export-pairs DIR --out FILE --dose m                   # §3.4 LabeledPair JSONL of one dose
-    glass-build import-pairs FILE... --suite S --out DIR               # a corpus from LabeledPair files
-    glass-build show DIR [--n 10]                   # random twins of each family beside their bases
-    glass-build sample DIR --out PREFIX [--per-stratum 10] [--seed 0]   # hand-audit sample + verdict template
-    glass-build verdicts FILE.jsonl                 # defect rates of a filled verdict file (Wilson intervals)
+glass-build --suite gsm --source gsm8k_test.jsonl --out corpora/gsm      # build (glass_inspect.corpus.build)
+glass-build audit LOG --pool DIR --out DIR2     # apply a finished noop_audit log (a filtered copy)
+glass-build export-pairs DIR --out FILE --dose m                   # §3.4 LabeledPair JSONL of one dose
+glass-build import-pairs FILE... --suite S --out DIR               # a corpus from LabeledPair files
+glass-build show DIR [--n 10]                   # random twins of each family beside their bases
+glass-build sample DIR --out PREFIX [--per-stratum 10] [--seed 0]   # hand-audit sample + verdict template
+glass-build verdicts FILE.jsonl                 # defect rates of a filled verdict file (Wilson intervals)
 """
 
 from __future__ import annotations
@@ -40,9 +40,13 @@ def show_twins(corpus: str | Path, n: int = 10, seed: int = 0) -> str:
     for family in FAMILIES:
         twins = [r for r in pool if r.operator == family]
         for r in rng.sample(twins, min(n, len(twins))):
-            lines += [f"=== {family} {r.text_id} (size {r.injection_size}, flags {r.audit_flags or '-'})",
-                      f"BASE: {bases[r.base_id].text}", f"TWIN: {r.text}",
-                      f"CHANGES: {json.dumps(r.changes, ensure_ascii=False)}", ""]
+            lines += [
+                f"=== {family} {r.text_id} (size {r.injection_size}, flags {r.audit_flags or '-'})",
+                f"BASE: {bases[r.base_id].text}",
+                f"TWIN: {r.text}",
+                f"CHANGES: {json.dumps(r.changes, ensure_ascii=False)}",
+                "",
+            ]
     return "\n".join(lines)
 
 
@@ -62,13 +66,23 @@ def _build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-distractors", type=int, default=20, help="distractor candidates per base and size")
     ap.add_argument("--split", default="test", help="split of a dataset dir or hub dataset")
     ap.add_argument("--hub-config", default=None, help="hub dataset config (GSM8K: main)")
-    ap.add_argument("--skip-bad-rows", action="store_true",
-                    help="skip malformed source records (counted in corpus.json) instead of stopping")
-    ap.add_argument("--donors", action="append", default=[],
-                    help="a further source of the same suite whose setup sentences may serve as distractors "
-                    "(repeatable; recommended for MATH: the MATH train split)")
-    ap.add_argument("--no-own-donors", action="store_true",
-                    help="take distractors only from --donors, not from the source's own problems")
+    ap.add_argument(
+        "--skip-bad-rows",
+        action="store_true",
+        help="skip malformed source records (counted in corpus.json) instead of stopping",
+    )
+    ap.add_argument(
+        "--donors",
+        action="append",
+        default=[],
+        help="a further source of the same suite whose setup sentences may serve as distractors "
+        "(repeatable; recommended for MATH: the MATH train split)",
+    )
+    ap.add_argument(
+        "--no-own-donors",
+        action="store_true",
+        help="take distractors only from --donors, not from the source's own problems",
+    )
     ap.add_argument("--force", action="store_true", help="replace an existing output directory")
     return ap
 
@@ -113,7 +127,8 @@ def _run_subcommand(cmd: str, args: argparse.Namespace) -> None:
         rows = draw_sample(args.corpus, args.per_stratum, args.seed)
         Path(f"{args.out}.txt").write_text(sample_text(rows) + "\n", encoding="utf-8")
         Path(f"{args.out}.verdicts.jsonl").write_text(
-            "".join(json.dumps(v, sort_keys=True) + "\n" for v in verdict_template(rows)), encoding="utf-8")
+            "".join(json.dumps(v, sort_keys=True) + "\n" for v in verdict_template(rows)), encoding="utf-8"
+        )
         print(f"wrote {len(rows)} twins to {args.out}.txt and a verdict template to {args.out}.verdicts.jsonl")
     elif cmd == "verdicts":
         print(format_table(defect_table(args.file)))
@@ -134,10 +149,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     doses = parse_doses(args.doses)
     t0 = time.perf_counter()
-    out = build_corpus(args.suite, args.source, args.out, limit=args.limit, seed=args.seed, doses=doses,
-                       surface_twins=args.surface_twins, max_distractors=args.max_distractors, split=args.split,
-                       hub_config=args.hub_config, skip_bad_rows=args.skip_bad_rows, overwrite=args.force,
-                       donor_sources=args.donors, own_donors=not args.no_own_donors)
+    out = build_corpus(
+        args.suite,
+        args.source,
+        args.out,
+        limit=args.limit,
+        seed=args.seed,
+        doses=doses,
+        surface_twins=args.surface_twins,
+        max_distractors=args.max_distractors,
+        split=args.split,
+        hub_config=args.hub_config,
+        skip_bad_rows=args.skip_bad_rows,
+        overwrite=args.force,
+        donor_sources=args.donors,
+        own_donors=not args.no_own_donors,
+    )
     wall = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     counts = json.loads((out / "corpus.json").read_text(encoding="utf-8"))["counts"]

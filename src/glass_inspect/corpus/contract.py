@@ -104,9 +104,22 @@ class PairRecord:
 
 #: The JSON type of each field of the two record kinds (see causal_suite.fields.check_type).
 FIELD_TYPES: dict[type, dict[str, Any]] = {
-    TextRecord: {"text_id": str, "base_id": str, "role": str, "operator": str, "injection_size": int, "seed": int,
-                 "text": str, "answer": str, "complexity_score": NUMBER, "category": str, "suite": str,
-                 "level": (int, type(None)), "changes": dict, "audit_flags": list},
+    TextRecord: {
+        "text_id": str,
+        "base_id": str,
+        "role": str,
+        "operator": str,
+        "injection_size": int,
+        "seed": int,
+        "text": str,
+        "answer": str,
+        "complexity_score": NUMBER,
+        "category": str,
+        "suite": str,
+        "level": (int, type(None)),
+        "changes": dict,
+        "audit_flags": list,
+    },
     PairRecord: {"base_id": str, "twin_id": str, "operator": str, "injection_size": int, "dose": int},
 }
 

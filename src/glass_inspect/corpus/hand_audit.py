@@ -59,8 +59,9 @@ def draw_sample(corpus: str | Path, per_stratum: int = 10, seed: int = 0) -> lis
             for twin_id in rng.sample(ids, min(per_stratum, len(ids))):
                 taken.add(twin_id)
                 twin = pool[twin_id]
-                rows.append({"text_id": twin_id, "family": family, "dose": dose, "twin": twin,
-                             "base": pool[twin.base_id]})
+                rows.append(
+                    {"text_id": twin_id, "family": family, "dose": dose, "twin": twin, "base": pool[twin.base_id]}
+                )
     return rows
 
 
@@ -69,17 +70,31 @@ def sample_text(rows: Sequence[dict[str, Any]]) -> str:
     out = []
     for k, r in enumerate(rows, 1):
         twin, base = r["twin"], r["base"]
-        out += [f"### {k}. {r['text_id']}  family={r['family']} dose=m{r['dose']} size={twin.injection_size} "
-                f"gold={base.answer}",
-                f"BASE: {base.text}", f"TWIN: {twin.text}",
-                f"CHANGES: {json.dumps(twin.changes, ensure_ascii=False, sort_keys=True)}", ""]
+        out += [
+            f"### {k}. {r['text_id']}  family={r['family']} dose=m{r['dose']} size={twin.injection_size} "
+            f"gold={base.answer}",
+            f"BASE: {base.text}",
+            f"TWIN: {twin.text}",
+            f"CHANGES: {json.dumps(twin.changes, ensure_ascii=False, sort_keys=True)}",
+            "",
+        ]
     return "\n".join(out)
 
 
 def verdict_template(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"text_id": r["text_id"], "family": r["family"], "dose": r["dose"],
-             "injection_size": r["twin"].injection_size, "same_answer": None, "natural": None,
-             "irrelevant": None, "note": ""} for r in rows]
+    return [
+        {
+            "text_id": r["text_id"],
+            "family": r["family"],
+            "dose": r["dose"],
+            "injection_size": r["twin"].injection_size,
+            "same_answer": None,
+            "natural": None,
+            "irrelevant": None,
+            "note": "",
+        }
+        for r in rows
+    ]
 
 
 def defect_table(verdict_file: str | Path) -> list[dict[str, Any]]:
@@ -99,9 +114,17 @@ def defect_table(verdict_file: str | Path) -> list[dict[str, Any]]:
         n = len(read)
         changed = sum(r["same_answer"] is False for r in read)
         defect = sum(any(r.get(k) is False for k in ("same_answer", "natural", "irrelevant")) for r in read)
-        table.append({"family": family, "read": n, "answer_changed": changed, "answer_changed_ci": wilson(changed, n),
-                      "any_defect": defect, "any_defect_ci": wilson(defect, n),
-                      "unread": sum(r["family"] == family or family == "all" for r in rows) - n})
+        table.append(
+            {
+                "family": family,
+                "read": n,
+                "answer_changed": changed,
+                "answer_changed_ci": wilson(changed, n),
+                "any_defect": defect,
+                "any_defect_ci": wilson(defect, n),
+                "unread": sum(r["family"] == family or family == "all" for r in rows) - n,
+            }
+        )
     return table
 
 
@@ -109,7 +132,9 @@ def format_table(table: Sequence[dict[str, Any]]) -> str:
     lines = [f"{'family':<20} {'read':>5} {'answer changed (95% CI)':>28} {'any defect (95% CI)':>28}"]
     for t in table:
         a, d = t["answer_changed_ci"], t["any_defect_ci"]
-        lines.append(f"{t['family']:<20} {t['read']:>5} "
-                     f"{t['answer_changed']:>4} = {t['answer_changed'] / max(t['read'], 1):5.1%} [{a[0]:.1%}, {a[1]:.1%}]"
-                     f"{t['any_defect']:>5} = {t['any_defect'] / max(t['read'], 1):5.1%} [{d[0]:.1%}, {d[1]:.1%}]")
+        lines.append(
+            f"{t['family']:<20} {t['read']:>5} "
+            f"{t['answer_changed']:>4} = {t['answer_changed'] / max(t['read'], 1):5.1%} [{a[0]:.1%}, {a[1]:.1%}]"
+            f"{t['any_defect']:>5} = {t['any_defect'] / max(t['read'], 1):5.1%} [{d[0]:.1%}, {d[1]:.1%}]"
+        )
     return "\n".join(lines)

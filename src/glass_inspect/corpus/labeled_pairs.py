@@ -57,13 +57,26 @@ def labeled_pairs(corpus: str | Path, dose: int) -> list[dict[str, Any]]:
     for p in read_manifest(corpus, dose):
         base, twin = texts[p.base_id], texts[p.twin_id]
         c = base.complexity_score
-        rows.append({
-            "base_id": p.base_id, "twin_id": p.twin_id, "operator": upstream_operator(p.operator, p.injection_size),
-            "category": base.category, "complexity": "low" if c < 1 / 3 else "medium" if c < 2 / 3 else "high",
-            "complexity_score": c, "base_text": base.text, "twin_text": twin.text, "delta_per_model": {},
-            "delta_mean": None, "d_obs": None, "d_wc": None, "y_base_mean": None,
-            "dose": dose, "injection_size": p.injection_size, "answer": base.answer,
-        })
+        rows.append(
+            {
+                "base_id": p.base_id,
+                "twin_id": p.twin_id,
+                "operator": upstream_operator(p.operator, p.injection_size),
+                "category": base.category,
+                "complexity": "low" if c < 1 / 3 else "medium" if c < 2 / 3 else "high",
+                "complexity_score": c,
+                "base_text": base.text,
+                "twin_text": twin.text,
+                "delta_per_model": {},
+                "delta_mean": None,
+                "d_obs": None,
+                "d_wc": None,
+                "y_base_mean": None,
+                "dose": dose,
+                "injection_size": p.injection_size,
+                "answer": base.answer,
+            }
+        )
     return rows
 
 
@@ -104,7 +117,11 @@ def read_labeled_pairs(path: str | Path, dose: int | None = None) -> list[dict[s
 
 
 def import_labeled_pairs(
-    files: Sequence[str | Path], suite: str, out: str | Path, *, answers_source: str | None = None,
+    files: Sequence[str | Path],
+    suite: str,
+    out: str | Path,
+    *,
+    answers_source: str | None = None,
     overwrite: bool = False,
 ) -> Path:
     """A corpus from §3.4 LabeledPair JSONL files (e.g. released upstream mix files, one per dose).
@@ -124,24 +141,59 @@ def import_labeled_pairs(
                 raise SuiteInputError(f"{f}: base '{row['base_id']}' has no 'answer' and is not in --answers.")
             known = lookup.get(row["base_text"])
             level = known.level if known else None
-            common = dict(base_id=row["base_id"], answer=answer, suite=suite, level=level,
-                          complexity_score=float(row.get("complexity_score") or 0.0),
-                          category=row.get("category") or (known.category if known else suite))
-            texts.setdefault(row["base_id"], TextRecord(text_id=row["base_id"], role="base", operator="base",
-                                                        injection_size=0, seed=0, text=row["base_text"], **common))
-            texts.setdefault(row["twin_id"], TextRecord(text_id=row["twin_id"], role="twin", operator=row["family"],
-                                                        injection_size=row["injection_size"], seed=0,
-                                                        text=row["twin_text"], **common))
-            manifests[row["dose"]].append(PairRecord(row["base_id"], row["twin_id"], row["family"],
-                                                     row["injection_size"], row["dose"]))
+            common = dict(
+                base_id=row["base_id"],
+                answer=answer,
+                suite=suite,
+                level=level,
+                complexity_score=float(row.get("complexity_score") or 0.0),
+                category=row.get("category") or (known.category if known else suite),
+            )
+            texts.setdefault(
+                row["base_id"],
+                TextRecord(
+                    text_id=row["base_id"],
+                    role="base",
+                    operator="base",
+                    injection_size=0,
+                    seed=0,
+                    text=row["base_text"],
+                    **common,
+                ),
+            )
+            texts.setdefault(
+                row["twin_id"],
+                TextRecord(
+                    text_id=row["twin_id"],
+                    role="twin",
+                    operator=row["family"],
+                    injection_size=row["injection_size"],
+                    seed=0,
+                    text=row["twin_text"],
+                    **common,
+                ),
+            )
+            manifests[row["dose"]].append(
+                PairRecord(row["base_id"], row["twin_id"], row["family"], row["injection_size"], row["dose"])
+            )
     out = check_out_dir(out, overwrite)
     pool = list(texts.values())
-    info = {"schema": CORPUS_SCHEMA, "suite": suite, "seed": None, "doses": sorted(manifests), "audited": False,
-            "source": {"path": ",".join(str(f) for f in files),
-                       "sha256": hashlib.sha256("".join(sha256_file(f) for f in files).encode()).hexdigest()},
-            "params": {"imported": "labeled_pairs"},
-            "counts": {"bases": sum(r.role == "base" for r in pool),
-                       "pool_twins": dict(sorted(Counter(r.operator for r in pool if r.role == "twin").items())),
-                       "pairs": {f"m{m}": len(v) for m, v in sorted(manifests.items())}},
-            "skipped_rows": []}
+    info = {
+        "schema": CORPUS_SCHEMA,
+        "suite": suite,
+        "seed": None,
+        "doses": sorted(manifests),
+        "audited": False,
+        "source": {
+            "path": ",".join(str(f) for f in files),
+            "sha256": hashlib.sha256("".join(sha256_file(f) for f in files).encode()).hexdigest(),
+        },
+        "params": {"imported": "labeled_pairs"},
+        "counts": {
+            "bases": sum(r.role == "base" for r in pool),
+            "pool_twins": dict(sorted(Counter(r.operator for r in pool if r.role == "twin").items())),
+            "pairs": {f"m{m}": len(v) for m, v in sorted(manifests.items())},
+        },
+        "skipped_rows": [],
+    }
     return write_corpus_dir(out, pool, dict(sorted(manifests.items())), info, overwrite)

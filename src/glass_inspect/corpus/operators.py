@@ -51,8 +51,27 @@ _PROTECTED = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\[.*?\\\]|\\\(.*?\\\)|\[asy\].*?
 _BOUNDARY = re.compile(r"[.!?][\"'”’)]*(\s+)(?=[A-Z0-9$\"“'(\\])")
 _TITLES = ("Mr", "Mrs", "Ms", "Dr", "St", "Jr", "Sr", "Prof", "Mt", "vs", "etc", "e.g", "i.e", "No")
 _IMPERATIVES = {
-    "find", "compute", "evaluate", "determine", "simplify", "express", "calculate", "solve", "what", "how",
-    "which", "give", "write", "enter", "show", "prove", "factor", "expand", "rationalize", "round", "convert",
+    "find",
+    "compute",
+    "evaluate",
+    "determine",
+    "simplify",
+    "express",
+    "calculate",
+    "solve",
+    "what",
+    "how",
+    "which",
+    "give",
+    "write",
+    "enter",
+    "show",
+    "prove",
+    "factor",
+    "expand",
+    "rationalize",
+    "round",
+    "convert",
 }
 
 
@@ -130,8 +149,25 @@ def _query_index(sentences: Sequence[str], tex: bool) -> int:
 # ---------------------------------------------------------------------------------------------------- names
 
 CALENDAR_WORDS = {
-    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March",
-    "April", "May", "June", "July", "August", "September", "October", "November", "December",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 }
 TITLE_WORDS = {"Mr", "Mrs", "Ms", "Miss", "Dr", "Prof"}
 _TITLE_SURNAME = re.compile(r"(?<![\w&'’])(Mr|Mrs|Ms|Miss|Dr|Prof)(\.?)[ \t]+([A-Z][a-z]+)\b")  # not "M&Ms. They"
@@ -344,12 +380,25 @@ _STOP = frozenset(
     "dollar dollars cent cents money cost costs price amount number".split()
 )
 _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\b", re.I)
-_NUMBER_TOKEN = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
-                           r"forty|fifty|hundred|thousand|dozen|half|double|twice)\b", re.I)
+_NUMBER_TOKEN = re.compile(
+    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"forty|fifty|hundred|thousand|dozen|half|double|twice)\b",
+    re.I,
+)
 
 
-_IRREGULAR = {"children": "child", "people": "person", "men": "man", "women": "woman", "feet": "foot",
-              "teeth": "tooth", "mice": "mouse", "geese": "goose", "knives": "knife", "leaves": "leaf"}
+_IRREGULAR = {
+    "children": "child",
+    "people": "person",
+    "men": "man",
+    "women": "woman",
+    "feet": "foot",
+    "teeth": "tooth",
+    "mice": "mouse",
+    "geese": "goose",
+    "knives": "knife",
+    "leaves": "leaf",
+}
 
 
 def _stem(word: str) -> str:
@@ -401,8 +450,9 @@ def _bare_pronoun(sentence: str, tex: bool, pattern: re.Pattern = _PRONOUN) -> r
     return None if any(0 <= plain.find(n) < pron.start() for n in fits) else pron
 
 
-def back_references(setup: Sequence[str], tex: bool = False, *, person: str | None = None,
-                    query: str = "") -> dict[int, set[int]]:
+def back_references(
+    setup: Sequence[str], tex: bool = False, *, person: str | None = None, query: str = ""
+) -> dict[int, set[int]]:
     """The constraint graph of a setup: for each sentence, the earlier sentences it must stay after.
 
     * **opening scene**: a first sentence stating no number ("Janet runs a bakery.") stays first;
@@ -475,8 +525,12 @@ def back_references(setup: Sequence[str], tex: bool = False, *, person: str | No
         things = {i for i in range(j) if nouns[i] & nouns[j]}
         if events[j]:
             deps[j].update(i for i in range(j) if events[i] or (i in things and not defs[i]))
-        definite = {_stem(w.lower()) for m in re.finditer(r"\b(?:the|each|every)\s+(\w+)(?:\s+(\w+))?", plain, re.I)
-                    for w in m.groups() if w and len(w) > 2} - {"same", "rest", "other"}
+        definite = {
+            _stem(w.lower())
+            for m in re.finditer(r"\b(?:the|each|every)\s+(\w+)(?:\s+(\w+))?", plain, re.I)
+            for w in m.groups()
+            if w and len(w) > 2
+        } - {"same", "rest", "other"}
         deps[j].update(i for i in range(j) if definite & nouns[i])
         opening = re.match(r"\W*the\s+(?:\w+\s+)?([A-Za-z]{3,})", plain, re.I)
         if opening and not any(_stem(opening.group(1)) in nouns[i] for i in range(j)):
@@ -537,7 +591,7 @@ def sole_person(text: str, tex: bool = False, *, any_gender: bool = False) -> tu
     names = person_names(text, tex)
     if len(names) != 1:
         return None
-    (name, gender), = names.items()
+    ((name, gender),) = names.items()
     if any_gender:  # only whether nobody else is named: the caller trusts the pronouns over the name list
         openers = {w.capitalize() for w in _OPENERS} | _PLAIN_OPENERS | CALENDAR_WORDS | TITLE_WORDS
         others = {m.group(0) for m in re.finditer(r"\b[A-Z][a-z]+\b", outside_maths(text, tex))} - {name} - openers
@@ -605,8 +659,12 @@ def glued(setup: Sequence[str], tex: bool = False) -> set[int]:
         pointed = {_stem(w) for w in re.findall(r"\b(?:the|each|every)\s+([A-Za-z]{3,})", plain, re.I)}
         if pointed & _content(setup[j - 1], tex):  # "Each class ..." right after the sentence with the classes
             out.add(j)
-        elif (_ADJACENT.search(plain) or _QUANTIFIER_LED.search(plain) or _ELLIPSIS.search(plain)
-                or plain.lstrip().startswith("(")):
+        elif (
+            _ADJACENT.search(plain)
+            or _QUANTIFIER_LED.search(plain)
+            or _ELLIPSIS.search(plain)
+            or plain.lstrip().startswith("(")
+        ):
             out.add(j)
     return out
 
@@ -652,7 +710,8 @@ def sentence_reorder(text: str, seed: int, *, tex: bool = False, tries: int = 12
     query = " ".join(tail)
     person = sole_person(text, tex)
     graphs = ([back_references(setup, tex, person=person[0], query=query)] if person else []) + [
-        back_references(setup, tex, query=query)]
+        back_references(setup, tex, query=query)
+    ]
     rng = random.Random(seed)
     glue = glued(setup, tex)
     for deps in graphs:

@@ -114,7 +114,12 @@ def parse_row(suite: str, row: Any, where: str, number: int) -> Problem:
 
 
 def load_source(
-    suite: str, source: str, *, split: str = "test", hub_config: str | None = None, limit: int | None = None,
+    suite: str,
+    source: str,
+    *,
+    split: str = "test",
+    hub_config: str | None = None,
+    limit: int | None = None,
     skip_bad_rows: bool = False,
 ) -> tuple[list[Problem], list[dict[str, Any]]]:
     """Read and parse up to ``limit`` source records; a bad record stops the build unless ``skip_bad_rows``
