@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.exp_a import exp_a_dataset
+from causalverify_inspect.dataset import exp_a_dataset
 from causalverify_inspect.task import exp_b
 from cobe_inspect.agreement import read_labels
 from cobe_inspect.task import cobe

@@ -3,6 +3,11 @@
 The prompt shows the data path inside the sandbox (relative to the working directory, as upstream gave it), the
 first five rows in pandas' ``to_string(index=False)`` layout and one ``name: dtype`` line per column. Cached responses
 in upstream's output format (``{sid}_{slug}.json``, ``llm_response.content``) are read here for replay.
+
+Exp A (§3-4): one Sample per real-paper context from a JSON list or JSONL file (``paper_id``, ``research_question``,
+``data_description``, ``institutional_context``, optionally the consensus labels ``method`` and ``direction``); a
+labels file in upstream's format (``{paper_id, new_method, new_direction}``) overrides them; without a file, our own
+authored contexts (``data/exp_a_contexts.json``).
 """
 
 from __future__ import annotations
@@ -10,34 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import pandas as pd
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.fields import check_type
-from causal_suite.jsonl import read_json
-from causalverify_inspect.prompts import EXP_B_USER
-from causalverify_inspect.scenarios import Scenario, load_scenarios
-
-
-def preview_text(data: pd.DataFrame) -> tuple[str, str]:
-    """(first five rows as a plain table, one ``  name: dtype`` line per column)."""
-    preview = data.head(5).to_string(index=False)
-    types = "\n".join(f"  {col}: {dtype}" for col, dtype in data.dtypes.items())
-    return preview, types
-
-
-def exp_b_prompt(scenario: Scenario) -> str:
-    """The user prompt of one scenario (our wording, upstream's inputs)."""
-    preview, types = preview_text(scenario.load_data())
-    return EXP_B_USER.format(
-        title=scenario.title,
-        research_question=scenario.research_question,
-        data_description=scenario.data_description,
-        data_file=scenario.data_file,
-        preview=preview,
-        column_types=types,
-    )
+from causal_suite.jsonl import read_json, read_records
+from causalverify_inspect.prompts import EXP_A_USER, exp_b_prompt
+from causalverify_inspect.scenarios import DIRECTIONS, FAMILIES, Scenario, load_scenarios
 
 
 def scenario_to_sample(scenario: Scenario) -> Sample:
@@ -124,3 +108,56 @@ def check_cached_responses(responses: str | Path, slug: str, scenario_ids: Seque
         )
     for sid in scenario_ids:
         read_cached_response(cached_response_path(responses, sid, slug))
+
+
+# ------------------------------------------------------------------------------------------------------ Exp A
+BUILTIN_CONTEXTS = Path(__file__).parent / "data" / "exp_a_contexts.json"
+CONTEXT_FIELDS = ("paper_id", "research_question", "data_description", "institutional_context")
+
+
+def _read_records(path: Path) -> list[dict]:
+    """The records of a JSON-array or JSON-lines file."""
+    return [row for _, row in read_records(require_file(path, "Exp A file"), f"Exp A file '{path}'")]
+
+
+def _labels(path: str | Path | None) -> dict[str, dict]:
+    if path is None:
+        return {}
+    out = {}
+    for i, rec in enumerate(_read_records(Path(path))):
+        if not isinstance(rec, dict) or "paper_id" not in rec:
+            raise SuiteInputError(f"Exp A labels file '{path}', record {i}: field 'paper_id' is missing.")
+        out[str(rec["paper_id"])] = {"method": rec.get("new_method"), "direction": rec.get("new_direction")}
+    return out
+
+
+def exp_a_dataset(contexts: str | Path | None = None, labels: str | Path | None = None) -> MemoryDataset:
+    """One Sample per context record; labels (method, direction) from the record or the labels file."""
+    path = Path(contexts) if contexts is not None else BUILTIN_CONTEXTS
+    overrides = _labels(labels)
+    samples, seen = [], set()
+    for i, rec in enumerate(_read_records(path)):
+        where = f"Exp A file '{path}', record {rec.get('paper_id', i) if isinstance(rec, dict) else i}"
+        if not isinstance(rec, dict):
+            raise SuiteInputError(f"{where}: a record should be an object.")
+        for key in CONTEXT_FIELDS:
+            if not isinstance(rec.get(key), (str, int)) or isinstance(rec[key], bool) or str(rec[key]).strip() == "":
+                raise SuiteInputError(f"{where}: field '{key}' should be a non-empty string, got {rec.get(key)!r}.")
+        pid = str(rec["paper_id"])
+        if pid in seen:
+            raise SuiteInputError(f"{where}: paper_id {pid!r} occurs twice.")
+        seen.add(pid)
+        label = {"method": rec.get("method"), "direction": rec.get("direction"), **overrides.get(pid, {})}
+        samples.append(
+            Sample(
+                id=pid,
+                input=EXP_A_USER.format(**{k: rec[k] for k in CONTEXT_FIELDS[1:]}),
+                metadata={
+                    "method": label["method"] if label["method"] in FAMILIES else None,
+                    "direction": label["direction"] if label["direction"] in DIRECTIONS else None,
+                },
+            )
+        )
+    if not samples:
+        raise SuiteInputError(f"Exp A file '{path}' holds no records.")
+    return MemoryDataset(samples, name="causalverify_exp_a")

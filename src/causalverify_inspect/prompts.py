@@ -8,6 +8,10 @@ scored by keywords.
 
 from __future__ import annotations
 
+import pandas as pd
+
+from causalverify_inspect.scenarios import Scenario
+
 EXP_B_SYSTEM = """
 You are an applied econometrician. You receive a research scenario, the path of a CSV file and a preview of it.
 Carry out the empirical analysis in R. Your answer must have exactly these three sections:
@@ -136,3 +140,23 @@ Write a research plan with these numbered sections:
 ## 5. R outline - code for the main specification and one robustness check.
 ## 6. Expected results - the direction you expect for the main effect (positive or negative) and why.
 """.strip()
+
+
+def preview_text(data: pd.DataFrame) -> tuple[str, str]:
+    """(first five rows as a plain table, one ``  name: dtype`` line per column)."""
+    preview = data.head(5).to_string(index=False)
+    types = "\n".join(f"  {col}: {dtype}" for col, dtype in data.dtypes.items())
+    return preview, types
+
+
+def exp_b_prompt(scenario: Scenario) -> str:
+    """The user prompt of one scenario (our wording, upstream's inputs)."""
+    preview, types = preview_text(scenario.load_data())
+    return EXP_B_USER.format(
+        title=scenario.title,
+        research_question=scenario.research_question,
+        data_description=scenario.data_description,
+        data_file=scenario.data_file,
+        preview=preview,
+        column_types=types,
+    )

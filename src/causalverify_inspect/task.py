@@ -2,7 +2,7 @@
 
 Exp B (§3-4, App. C): the model writes R for a synthetic scenario, the R runs in a sandbox, the printed estimate is
 checked against the canonical estimate on the same CSV. Exp A (§3-4): a research plan for a real-paper context,
-scored for method family (L3) and direction (L4) against consensus labels (see :mod:`causalverify_inspect.exp_a`).
+scored for method family (L3) and direction (L4) against consensus labels (see :mod:`causalverify_inspect.scorers`).
 
     inspect eval causalverify_inspect/exp_b --model <provider/model> --model-role extractor=<provider/model>
     inspect eval causalverify_inspect/exp_b -T sandbox=confined -T scenarios=../shared/data/causalverify \\
@@ -20,11 +20,10 @@ from inspect_ai.util import SandboxEnvironmentSpec
 
 from causal_suite.errors import SuiteInputError, strict_params
 from causal_suite.eval_meta import task_version
-from causalverify_inspect.dataset import check_cached_responses, exp_b_dataset
-from causalverify_inspect.exp_a import agreement, exp_a_dataset, exp_a_scorer
+from causalverify_inspect.dataset import check_cached_responses, exp_a_dataset, exp_b_dataset
 from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM
 from causalverify_inspect.sandbox.choice import SandboxChoice, announce, choose_sandbox
-from causalverify_inspect.scorers import exp_b_metrics, exp_b_scorer
+from causalverify_inspect.scorers import agreement, exp_a_scorer, exp_b_metrics, exp_b_scorer
 from causalverify_inspect.solvers import rate_own_workflow, replay_response, run_r_block
 
 ES_WINDOW_RULES = ("strict", "cumulative")

@@ -17,6 +17,7 @@ from causalverify_inspect.scorers import (
     failure_taxonomy,
     relative_error,
 )
+from causalverify_inspect.scenarios.estimators import iv_stage_estimates
 from causalverify_inspect.packages import environment_package, loaded_packages
 from causalverify_inspect.solvers import CONFIDENCE_KEY, RUN_KEY
 
@@ -227,7 +228,7 @@ def test_iv_first_stage_is_an_iv_stage_error(tmp_path):
     y = 0.2 * x + 0.6 * u + rng.normal(0, 0.3, 400)
     path = tmp_path / "iv.csv"
     pd.DataFrame({"y": y, "x": x, "z": z, "controls": rng.normal(size=400)}).to_csv(path, index=False)
-    first_stage = scorers.iv_stage_estimates(str(path))["first_stage"]
+    first_stage = iv_stage_estimates(str(path))["first_stage"]
     assert classify_miss("IV", first_stage, 0.2, abs(first_stage - 0.2) / 0.2, 0.5, str(path)) == "iv_stage"
 
 
@@ -265,7 +266,7 @@ async def test_calibration_keys_nan_when_reply_unparsed():
 
 
 # ------------------------------------------------------------------------------------------------------- Exp A
-from causalverify_inspect.exp_a import detect_direction, detect_method, exp_a_scorer  # noqa: E402
+from causalverify_inspect.scorers import detect_direction, detect_method, exp_a_scorer  # noqa: E402
 
 PLAN = """## 1. Identification strategy
 I would use a regression discontinuity design: the running variable is the exam score and the cutoff is 700.

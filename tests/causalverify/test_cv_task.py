@@ -260,7 +260,7 @@ def test_exp_a_with_scripted_model_on_builtin_contexts(scripted, tmp_path):
 
 
 def test_exp_a_labels_file_overrides_and_bad_records(tmp_path):
-    from causalverify_inspect.exp_a import exp_a_dataset
+    from causalverify_inspect.dataset import exp_a_dataset
 
     contexts = tmp_path / "ctx.jsonl"
     contexts.write_text(

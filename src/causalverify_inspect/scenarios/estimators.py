@@ -18,6 +18,7 @@ design facts they are upstream's specifications (``src/agents/dgp_verifier.py``)
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -151,3 +152,16 @@ def canonical_estimate(data: pd.DataFrame, family: str, design: Mapping[str, Any
         return iv_2sls(data, design.get("controls"))
     rdd = {k: design.get(k, v) for k, v in UPSTREAM_RDD.items()}
     return rdd_local_linear(data, float(rdd["cutoff"]), float(rdd["bandwidth"]), str(rdd["treated_side"]))
+
+
+@lru_cache(maxsize=256)
+def iv_stage_estimates(data_path: str) -> dict[str, float]:
+    """First stage (x on z), reduced form (y on z) and naive OLS (y on x), with the other columns as controls."""
+    data = pd.read_csv(data_path)
+    controls = iv_default_controls(data)
+
+    def coef(dep: str, reg: str) -> float:
+        fit = sm.OLS(data[dep], sm.add_constant(data[[reg, *controls]])).fit()
+        return float(fit.params[reg])
+
+    return {"first_stage": coef("x", "z"), "reduced_form": coef("y", "z"), "ols": coef("y", "x")}
