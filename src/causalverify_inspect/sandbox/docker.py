@@ -57,21 +57,9 @@ R_PACKAGES_UPSTREAM = (
 failed to load): the ``upstream`` profile of the rocker image."""
 R_PACKAGES_FULL = (*R_PACKAGES_UPSTREAM, "stargazer", "rdd")
 """The ``full`` profile (default image): upstream's set plus stargazer and rdd (rdd when the CRAN snapshot has it)."""
-DEBIAN_R_PACKAGES = (
-    "AER",
-    "estimatr",
-    "sandwich",
-    "lmtest",
-    "data.table",
-    "dplyr",
-    "broom",
-    "plm",
-    "car",
-    "ggplot2",
-    "tibble",
-    "readr",
-    "tidyverse",
-)
+NOT_IN_DEBIAN = ("fixest", "ivreg", "rdrobust", "rddensity", "stargazer", "rdd")
+"""Reference packages Debian does not package: what the Debian image and a Debian host's confined sandbox lack."""
+DEBIAN_R_PACKAGES = tuple(p for p in R_PACKAGES_FULL if p not in NOT_IN_DEBIAN)
 """The Debian image's R packages (Debian's r-cran-* builds; sandboxes/r/Dockerfile.debian)."""
 DOCKER_R_PACKAGES = R_PACKAGES_FULL
 """The reference set: packages upstream's models reached for. A run failing on one of them that its sandbox lacks
