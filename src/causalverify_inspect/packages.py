@@ -79,6 +79,11 @@ def missing_query(packages: list[str]) -> str:
     return f"cat(setdiff(c({', '.join(repr(p) for p in packages)}), rownames(installed.packages())), sep = '\\n')"
 
 
+def image_packages(packages: list[str]) -> list[str]:
+    """Those of ``packages`` that the reference environment (the Docker image) has."""
+    return [p for p in packages if p in DOCKER_R_PACKAGES]
+
+
 def environment_package(stderr: str, missing: list[str]) -> str | None:
     """The image's package whose absence made this run fail, or None (then the failure is the code's own).
 
@@ -87,7 +92,7 @@ def environment_package(stderr: str, missing: list[str]) -> str | None:
     the sandbox), or "could not find function f" for an f that the package exports. A load error the program
     printed for a package the sandbox has, or a missing function of no missing package, names nothing.
     """
-    candidates = [p for p in missing if p in DOCKER_R_PACKAGES]
+    candidates = image_packages(missing)
     named: set[str] = set()
     for package, not_available, function in _LOAD_ERROR.findall(stderr or ""):
         named.update({package, not_available} - {""})

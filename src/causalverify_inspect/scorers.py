@@ -53,8 +53,8 @@ from causalverify_inspect.extraction import (
     parse_extractor_reply,
 )
 from causalverify_inspect.prompts import EXTRACTOR_SYSTEM, EXTRACTOR_USER, FAMILY_GUIDANCE
-from causalverify_inspect.packages import environment_package
-from causalverify_inspect.sandbox import DOCKER_R_PACKAGES, without_sandbox_notes
+from causalverify_inspect.packages import environment_package, image_packages
+from causalverify_inspect.sandbox import without_sandbox_notes
 from causalverify_inspect.scenarios import FAMILIES
 from causalverify_inspect.scenarios.estimators import iv_stage_estimates
 from causalverify_inspect.solvers import CONFIDENCE_FIELDS, CONFIDENCE_KEY, RUN_KEY
@@ -202,7 +202,7 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
     async def score(state: TaskState, target: Target) -> Score:
         meta, run = state.metadata, state.store.get(RUN_KEY, {}) or {}
         family, canonical = meta["family"], meta.get("canonical")
-        image_missing = [p for p in run.get("missing_packages") or [] if p in DOCKER_R_PACKAGES]
+        image_missing = image_packages(run.get("missing_packages") or [])
         base_meta = {
             "canonical": canonical,
             "family": family,

@@ -17,9 +17,11 @@ from inspect_ai import eval
 from test_cv_task import (
     FILES,
     REFERENCE_R,
+    REPLAY_SLUG,
     agreeing_cells,
     answer,
     by_file,
+    replay_upstream,
     scenario_dir,  # noqa: F401 (a fixture)
     scores_by_id,
 )
@@ -167,22 +169,8 @@ def test_hostile_programs_are_contained_in_docker(hostile_dir, scripted, tmp_pat
 
 @pytest.mark.shared_data
 def test_replayed_upstream_responses_in_docker_agree_with_published_scores(shared_dir, tmp_path):
-    root = shared_dir / "data" / "causalverify"
-    slug, ids = "moonshot-v1-128k", ["s02", "s12", "s19", "s26"]
-    log = eval(
-        exp_b(
-            scenarios=str(root),
-            ids=ids,
-            sandbox="docker-debian",
-            es_windows="cumulative",
-            responses=str(root / "experiments/exp_b/outputs"),
-            responses_model=slug,
-        ),
-        model="mockllm/model",
-        display="none",
-        log_dir=str(tmp_path),
-    )[0]
+    log, root = replay_upstream(shared_dir, "docker-debian", tmp_path)
     report(log)
     assert log.status == "success"
-    assert log.eval.metadata["profile"] == "debian" and log.eval.metadata["replayed_model"] == slug
-    assert agreeing_cells(log, root, slug) >= 2
+    assert log.eval.metadata["profile"] == "debian" and log.eval.metadata["replayed_model"] == REPLAY_SLUG
+    assert agreeing_cells(log, root, REPLAY_SLUG) >= 2

@@ -201,23 +201,31 @@ def test_bad_parameters_fail_with_one_sentence(scenario_dir, tmp_path):
 @pytest.mark.needs_r
 @pytest.mark.needs_bwrap
 def test_replayed_upstream_responses_agree_with_published_scores(shared_dir, tmp_path):
+    log, root = replay_upstream(shared_dir, "confined", tmp_path)
+    assert log.status == "success"
+    assert agreeing_cells(log, root, REPLAY_SLUG) >= 3
+
+
+REPLAY_SLUG = "moonshot-v1-128k"
+
+
+def replay_upstream(shared_dir, sandbox: str, log_dir):
+    """(log, upstream root) of four shared upstream responses replayed in ``sandbox`` with upstream's window rule."""
     root = shared_dir / "data" / "causalverify"
-    slug, ids = "moonshot-v1-128k", ["s02", "s12", "s19", "s26"]
     log = eval(
         exp_b(
             scenarios=str(root),
-            ids=ids,
-            sandbox="confined",
+            ids=["s02", "s12", "s19", "s26"],
+            sandbox=sandbox,
             es_windows="cumulative",
             responses=str(root / "experiments/exp_b/outputs"),
-            responses_model=slug,
+            responses_model=REPLAY_SLUG,
         ),
         model="mockllm/model",
         display="none",
-        log_dir=str(tmp_path),
+        log_dir=str(log_dir),
     )[0]
-    assert log.status == "success"
-    assert agreeing_cells(log, root, slug) >= 3
+    return log, root
 
 
 def agreeing_cells(log, root, slug: str) -> int:
