@@ -16,7 +16,11 @@ BUILTIN_FILES = {"gsm": "data/gsm_builtin.jsonl", "math": "data/math_builtin.jso
 # what the built corpus depends on, relative to glass_inspect: a change to any of them builds it afresh
 _BUILD_INPUTS = (
     "corpus/data/names.json",
-    "corpus/operators.py",
+    "corpus/operators/__init__.py",
+    "corpus/operators/text.py",
+    "corpus/operators/names.py",
+    "corpus/operators/reorder.py",
+    "corpus/operators/distract.py",
     "corpus/audit.py",
     "corpus/build.py",
     "corpus/sources.py",

@@ -1,0 +1,51 @@
+"""Meaning-preserving perturbation operators (MPPOs) of GlassGSM / GlassMATH (§3.1, §7 step 1, step 8).
+
+Each operator is a pure function of (problem text, seed, inputs): the same arguments give the same twin on any
+machine. ``text`` holds what they share (seeding, ``Twin``, ``segment``); ``names`` the renaming family,
+``reorder`` the reordering family, ``distract`` distractor injection.
+"""
+
+from glass_inspect.corpus.operators.distract import (
+    capture_risk,
+    donor_run,
+    irrelevant_context,
+    mentions_any,
+    mentions_gender,
+    query_nouns,
+    setup_sentence,
+)
+from glass_inspect.corpus.operators.names import (
+    CALENDAR_WORDS,
+    TITLE_WORDS,
+    entity_rename,
+    name_table,
+    person_names,
+    sole_person,
+)
+from glass_inspect.corpus.operators.reorder import back_references, glued, sentence_reorder
+from glass_inspect.corpus.operators.text import Twin, derive_seed, identity, maths_letters, outside_maths, segment
+
+__all__ = [
+    "CALENDAR_WORDS",
+    "TITLE_WORDS",
+    "Twin",
+    "back_references",
+    "capture_risk",
+    "derive_seed",
+    "donor_run",
+    "entity_rename",
+    "glued",
+    "identity",
+    "irrelevant_context",
+    "maths_letters",
+    "mentions_any",
+    "mentions_gender",
+    "name_table",
+    "outside_maths",
+    "person_names",
+    "query_nouns",
+    "segment",
+    "sentence_reorder",
+    "setup_sentence",
+    "sole_person",
+]

@@ -1,0 +1,185 @@
+"""§3.1 distractor injection (``math_irrelevant_context``): setup sentences of other problems spliced in before
+the query, and the checks that keep them setup and nothing else."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+from glass_inspect.corpus.operators.names import (
+    CALENDAR_WORDS,
+    FEMALE_PRONOUN,
+    MALE_PRONOUN,
+    PLAIN_OPENERS,
+    PRONOUN,
+    bare_pronoun,
+)
+from glass_inspect.corpus.operators.text import (
+    MATHS_SPAN,
+    NUMBER_TOKEN,
+    STOP_WORDS,
+    Twin,
+    outside_maths,
+    segment,
+    stem,
+)
+
+# a donor sentence must be setup and nothing else: no question, instruction, figure, "the answer", blank to fill
+_NOT_SETUP = re.compile(
+    r"\?|\[asy\]|\b(find|compute|evaluate|determine|simplify|express|calculate|solve|rationalize|enter|prove|"
+    r"show that|factor|expand|round|convert|answer|answers|figure|diagram|shown|pictured|picture|graph below|"
+    r"below|above|following|as follows|table|chart|exercise|problem|question|assume|suppose|let|what|how|which|"
+    r"who|why|where|when|whose|whom)\b",
+    re.I,
+)
+_REFERS_BACK_START = re.compile(
+    r"^\W*(he|she|it|its|they|them|their|his|her|this|that|these|those|such|then|also|if|but|so|and|or|each of|"
+    r"both|either|neither|another|the other|the rest|after|later|next|finally|however|therefore|thus|hence)\b",
+    re.I,
+)
+
+
+@lru_cache(maxsize=65536)
+def setup_sentence(sentence: str, tex: bool = False) -> bool:
+    """Whether ``sentence`` can serve as a distractor: a statement of setup only (no question, instruction,
+    reference to a figure, table or "the answer", no assumption to adopt), at most 40 words, holding a number
+    (so it reads as problem context) and, in LaTeX, at most one short maths span."""
+    plain = outside_maths(sentence, tex)
+    if _NOT_SETUP.search(plain) or "\n" in sentence.strip() or len(plain.split()) > 40:
+        return False
+    if tex:
+        spans = MATHS_SPAN.findall(sentence)
+        if len(spans) > 1 or any(len(s) > 24 or s.startswith(("$$", "\\[")) for s in spans) or "\\" in plain:
+            return False
+    return bool(NUMBER_TOKEN.search(sentence))
+
+
+def donor_run(setup: Sequence[str], tex: bool = False) -> tuple[str, ...]:
+    """The distractor sentences a problem can lend: the opening run of its setup sentences that pass
+    ``setup_sentence`` (a later sentence may lean on an earlier one, so the run stops at the first failure), and
+    never a run whose first sentence opens by referring back."""
+    run: list[str] = []
+    for s in setup:
+        if not setup_sentence(s, tex) or (not run and _REFERS_BACK_START.search(outside_maths(s, tex))):
+            break
+        run.append(s)
+    return tuple(run)
+
+
+def irrelevant_context(
+    text: str,
+    size: int,
+    donors: Sequence[tuple[str, Sequence[str]]],
+    seed: int,
+    *,
+    exclude: str | None = None,
+    tex: bool = False,
+    max_draws: int = 256,
+    accept: Any = None,
+) -> Twin | None:
+    """§3.1 distractor injection: ``size`` setup sentences of other problems, inserted before the query.
+
+    ``donors`` are ``(problem id, sentences)`` of the donor problems (``donor_run`` of their setups); the donor
+    ``exclude`` (the target itself) is never used. Donors are drawn at random (seeded, without repetition) and
+    each contributes the opening run of its sentences (so its own pronouns keep their antecedents) that
+    ``accept(sentence)`` admits (every sentence without a ``?`` when ``accept`` is None), until ``size``
+    sentences are stacked. ``None`` when ``max_draws`` draws cannot supply ``size``.
+    """
+    if size < 1:
+        raise ValueError(f"injection size must be >= 1, got {size}")
+    rng = random.Random(seed)
+    taken: list[str] = []
+    used: list[str] = []
+    seen: set[int] = set()
+    ok = accept or (lambda s: "?" not in s)
+    for _ in range(max_draws):
+        if len(taken) == size or len(seen) == len(donors):
+            break
+        k = rng.randrange(len(donors))
+        if k in seen:
+            continue
+        seen.add(k)
+        donor_id, sentences = donors[k]
+        if donor_id == exclude:
+            continue
+        run = list(itertools.takewhile(ok, sentences))
+        if not run:
+            continue
+        taken.extend(run[: size - len(taken)])
+        used.append(donor_id)
+    if len(taken) < size:
+        return None
+    seg = segment(text, tex)
+    q = seg.query
+    inserted = " ".join(taken)
+    if q == 0:
+        new_text = seg.prefix + inserted + " " + text[len(seg.prefix) :]
+    else:
+        before = list(seg.sentences[: q - 1]) + [seg.sentences[q - 1] + seg.seps[q - 1] + inserted]
+        new_text = seg.join(before + list(seg.sentences[q:]))
+    changes = {"donors": used, "inserted": taken, "position": q}
+    return Twin(new_text, "irrelevant_context", size, seed, changes)
+
+
+def capture_risk(text: str, tex: bool = False) -> set[str]:
+    """Genders (``male`` / ``female``) of the he / she pronouns of the query tail that no name precedes in their
+    own sentence: a distractor naming a person of such a gender, placed just before the query, could capture
+    the pronoun."""
+    seg = segment(text, tex)
+    risk: set[str] = set()
+    for s in seg.sentences[seg.query :]:
+        if bare_pronoun(s, tex, MALE_PRONOUN):
+            risk.add("male")
+        if bare_pronoun(s, tex, FEMALE_PRONOUN):
+            risk.add("female")
+    return risk
+
+
+_PERSON_NOUN = re.compile(
+    r"\b(man|men|woman|women|boy|girl|guy|lady|person|kid|child|friend|brother|sister|mother|father|mom|dad|son|"
+    r"daughter|uncle|aunt|grandma|grandpa|grandmother|grandfather|husband|wife|boyfriend|girlfriend|nephew|niece|"
+    r"cousin|teacher|farmer|trader|salesman|saleswoman|merchant|baker|chef|driver|worker|owner|student|player|"
+    r"customer|shopkeeper|manager|doctor|nurse|seller|buyer|vendor|clerk|king|queen|keeper|zookeeper|florist|"
+    r"mechanic|carpenter|painter|plumber|gardener|waiter|waitress|coach|boss|employee|author|artist|tailor|"
+    r"butcher|cashier|pilot|captain|officer|writer|singer|dancer|runner|swimmer|athlete|scientist|cook)s?\b",
+    re.I,
+)
+
+
+def mentions_gender(sentence: str, genders: set[str] | frozenset[str], tex: bool = False) -> bool:
+    """Whether ``sentence`` could offer an antecedent to a bare he / she of one of ``genders``: any he / she
+    pronoun, any capitalised word other than a plain sentence opener (a name the lists may miss), or a person
+    noun (a trader, the farmer, her brother). Always False when ``genders`` is empty."""
+    return bool(genders) and _personal(sentence, tex)
+
+
+@lru_cache(maxsize=65536)
+def _personal(sentence: str, tex: bool) -> bool:
+    plain = outside_maths(sentence, tex)
+    if PRONOUN.search(plain) or _PERSON_NOUN.search(plain):
+        return True
+    words = re.findall(r"\b[A-Z][A-Za-z]+\b", plain)
+    return any(w not in PLAIN_OPENERS and w not in CALENDAR_WORDS for w in words)
+
+
+_DETERMINED = re.compile(r"\b(?:the|a|an|each|every|his|her|their|this|that|these|those|per|its)\s+([a-z]{3,})\b")
+
+
+def query_nouns(text: str, tex: bool = False) -> frozenset[str]:
+    """Nouns the query tail points at with a determiner ("the farmer", "each tray"), stemmed: a distractor
+    mentioning one could redirect the question."""
+    seg = segment(text, tex)
+    tail = outside_maths(" ".join(seg.sentences[seg.query :]), tex).lower()
+    return frozenset(stem(w) for w in _DETERMINED.findall(tail) if w not in STOP_WORDS)
+
+
+def mentions_any(sentence: str, nouns: frozenset[str], tex: bool = False) -> bool:
+    return bool(nouns) and not nouns.isdisjoint(_stems(sentence, tex))
+
+
+@lru_cache(maxsize=65536)
+def _stems(sentence: str, tex: bool) -> frozenset[str]:
+    return frozenset(stem(w) for w in re.findall(r"[A-Za-z]{3,}", outside_maths(sentence, tex)))

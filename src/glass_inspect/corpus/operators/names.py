@@ -1,0 +1,222 @@
+"""§3.1 ``entity_rename`` and the person-name reading the other operators share (names, genders, pronouns)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+from glass_inspect.corpus.operators.text import Twin, outside_maths, segment
+
+# ---------------------------------------------------------------------------------------------------- names
+
+CALENDAR_WORDS = {
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+}
+TITLE_WORDS = {"Mr", "Mrs", "Ms", "Miss", "Dr", "Prof"}
+_TITLE_SURNAME = re.compile(r"(?<![\w&'’])(Mr|Mrs|Ms|Miss|Dr|Prof)(\.?)[ \t]+([A-Z][a-z]+)\b")  # not "M&Ms. They"
+_WORD = re.compile(r"\b[A-Z][a-z]+\b")
+_APOSTROPHES = "'’"
+
+
+@lru_cache(maxsize=1)
+def name_table() -> dict[str, Any]:
+    """The name lists of ``data/names.json`` (recognised names by gender, replacement pools, surnames)."""
+    raw = json.loads(resources.files("glass_inspect.corpus").joinpath("data/names.json").read_text(encoding="utf-8"))
+    gender = {n: g for g in ("female", "male", "unisex") for n in raw[g]}
+    gender.update(raw["ambiguous_gender"])
+    return {
+        "gender": gender,
+        "ambiguous": frozenset(raw["ambiguous"]),
+        "pool": {g: tuple(raw[f"pool_{g}"]) for g in ("female", "male", "unisex")},
+        "surnames": tuple(raw["surnames"]),
+    }
+
+
+def _sentence_starts(text: str, tex: bool) -> set[int]:
+    seg = segment(text, tex)
+    starts, pos = set(), len(seg.prefix)
+    for s, sep in zip(seg.sentences, seg.seps):
+        starts.add(pos)
+        pos += len(s) + len(sep)
+    return starts
+
+
+def person_names(text: str, tex: bool = False) -> dict[str, str]:
+    """Recognised person names of ``text`` -> ``"female" | "male" | "unisex" | "surname"``.
+
+    A listed first name counts anywhere; an ambiguous one (also a common word: Mark, Grace, Will) only if it is
+    capitalised somewhere other than a sentence start. A capitalised word after a title is a surname. Calendar
+    words never count.
+    """
+    table = name_table()
+    plain = outside_maths(text, tex)
+    starts = _sentence_starts(text, tex)
+    found: dict[str, str] = {}
+    for m in _TITLE_SURNAME.finditer(plain):
+        if m.group(3) not in CALENDAR_WORDS:
+            found[m.group(3)] = "surname"
+    for m in _WORD.finditer(plain):
+        word = m.group(0)
+        if word in found or word in CALENDAR_WORDS or word not in table["gender"]:
+            continue
+        if in_compound_name(plain, word):
+            continue
+        if word == "Jack" and re.search(r"\b(Queen|King|Ace|cards?|deck)\b", plain):
+            continue  # a card rank, not a person
+        if word in table["ambiguous"]:
+            mid = any(k.start() not in starts for k in re.finditer(rf"\b{word}\b", plain))
+            if not mid:
+                continue
+        found[word] = table["gender"][word]
+    return found
+
+
+# sentence-opening function words: "When Mary ..." is not a two-word name
+_OPENERS = frozenset(
+    "a an the when if after before while as at in on by for from with without since because but and or so then "
+    "once until unless though although every each this that these those last next today yesterday tomorrow "
+    "tonight during how what which who where why whose there here all both some many most our my your his her "
+    "their its one two three four five six seven eight nine ten dear".split()
+)
+_CAPITALISED = re.compile(r"[A-Z][A-Za-z'’.&-]*")
+
+
+def in_compound_name(plain: str, word: str) -> bool:
+    """Whether ``word`` occurs in ``plain`` as part of a multi-word proper name ("San Diego", "Jackson Street",
+    "Lincoln Middle School"): right after or before another capitalised word (not a sentence-opening function
+    word, not a title, not a listed first name)."""
+    table = name_table()
+    for m in re.finditer(rf"\b{re.escape(word)}\b", plain):
+        before = re.search(r"([A-Za-z'’.&-]+) $", plain[: m.start()])
+        after = re.match(r" ([A-Za-z'’&-]+)", plain[m.end() :])
+        if before and _CAPITALISED.fullmatch(before.group(1)):
+            prev = before.group(1).rstrip(".")
+            if prev.lower() not in _OPENERS and prev not in TITLE_WORDS and not before.group(1).endswith("."):
+                if prev not in table["gender"] or prev in table["ambiguous"]:
+                    return True
+        if after and _CAPITALISED.fullmatch(after.group(1)) and plain[m.end() : m.end() + 1] == " ":
+            nxt = after.group(1)
+            if nxt not in table["gender"] and nxt not in CALENDAR_WORDS and nxt.lower() not in _OPENERS:
+                return True
+    return False
+
+
+def _pronoun_gender(text: str, tex: bool) -> str | None:
+    """``male`` / ``female`` when the text's he / she pronouns are all of one gender, else None."""
+    plain = outside_maths(text, tex)
+    male = bool(re.search(r"\b(he|him|his|himself)\b", plain, re.I))
+    female = bool(re.search(r"\b(she|her|hers|herself)\b", plain, re.I))
+    return "male" if male and not female else "female" if female and not male else None
+
+
+def _replace_name(text: str, old: str, new: str) -> str:
+    """Replace every whole-word ``old`` by ``new``, fixing the possessive (James' -> Ruth's, Ruth's -> Jonas')."""
+
+    def sub(m: re.Match) -> str:
+        apo, s = m.group(1), m.group(2)
+        if not apo:
+            return new
+        bare = not s and new.endswith("s")  # "Jonas'" stays bare; every other possessive is "'s"
+        return new + apo + ("" if bare else "s")
+
+    return re.sub(rf"\b{re.escape(old)}\b(?:([{_APOSTROPHES}])(s\b)?)?", sub, text)
+
+
+def entity_rename(text: str, seed: int, *, tex: bool = False) -> Twin | None:
+    """§3.1 ``entity_rename``: each recognised person name -> a pool name of the same gender, consistently.
+
+    Possessives follow the new name; nothing else in the text changes. A name inside a multi-word proper name
+    ("San Diego") is not a person (``person_names``); when the text names one person, with a unisex name, and its
+    he / she pronouns are all of one gender, the replacement comes from that gender's pool, so they still fit.
+    ``None`` when no name is recognised.
+    """
+    names = person_names(text, tex)
+    if not names:
+        return None
+    table = name_table()
+    rng = random.Random(seed)
+    words_in_text = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    used: set[str] = set()
+    mapping: dict[str, str] = {}
+    first_names = [n for n, k in names.items() if k != "surname"]
+    pronoun_gender = _pronoun_gender(text, tex) if len(first_names) == 1 else None
+    for old in sorted(names):
+        kind = names[old]
+        if pronoun_gender and (kind == "unisex" or sole_person(text, tex, any_gender=True)):
+            kind = pronoun_gender  # one person, the pronouns say which pool fits (unisex name, or a list mismatch)
+        pool = table["surnames"] if kind == "surname" else table["pool"][kind]
+        choices = [n for n in pool if n.lower() not in words_in_text and n not in used]
+        if not choices:
+            return None
+        mapping[old] = rng.choice(choices)
+        used.add(mapping[old])
+    out = text
+    # longest first so that "Ann" never touches "Anna"; whole-word matching makes the order otherwise irrelevant
+    for old in sorted(mapping, key=lambda n: (-len(n), n)):
+        out = _replace_name(out, old, mapping[old])
+    return Twin(out, "entity_rename", 0, seed, {"names": mapping})
+
+
+PRONOUN = re.compile(r"\b(he|she|him|her|his|hers|himself|herself)\b", re.I)
+PLURAL_PRONOUN = re.compile(r"\b(they|them|their|theirs|themselves|it|its|itself)\b", re.I)
+MALE_PRONOUN = re.compile(r"\b(he|him|his|himself)\b", re.I)
+FEMALE_PRONOUN = re.compile(r"\b(she|her|hers|herself)\b", re.I)
+PLAIN_OPENERS = frozenset(
+    "A An The Each Every One Two Three Four Five Six Seven Eight Nine Ten There In On At For If It This That "
+    "These Those Some Most All Many Half He She His Her Him They Their Them It Its We You I".split()
+)
+
+
+def bare_pronoun(sentence: str, tex: bool, pattern: re.Pattern = PRONOUN) -> re.Match | None:
+    """The first pronoun of ``pattern`` in ``sentence`` not preceded there by a recognised name."""
+    plain = outside_maths(sentence, tex)
+    pron = pattern.search(plain)
+    if not pron:
+        return None
+    gender = "male" if MALE_PRONOUN.fullmatch(pron.group(0)) else "female"
+    fits = [n for n, g in person_names(sentence, tex).items() if g in (gender, "unisex", "surname")]
+    return None if any(0 <= plain.find(n) < pron.start() for n in fits) else pron
+
+
+def sole_person(text: str, tex: bool = False, *, any_gender: bool = False) -> tuple[str, str] | None:
+    """``(name, gender)`` when ``text`` names exactly one person (a listed first name), no other capitalised word
+    away from a sentence start could be a person, and every he / she pronoun has that person's gender."""
+    names = person_names(text, tex)
+    if len(names) != 1:
+        return None
+    ((name, gender),) = names.items()
+    if any_gender:  # only whether nobody else is named: the caller trusts the pronouns over the name list
+        openers = {w.capitalize() for w in _OPENERS} | PLAIN_OPENERS | CALENDAR_WORDS | TITLE_WORDS
+        others = {m.group(0) for m in re.finditer(r"\b[A-Z][a-z]+\b", outside_maths(text, tex))} - {name} - openers
+        return None if others else (name, gender)
+    if gender not in ("male", "female"):
+        return None
+    plain = outside_maths(text, tex)
+    openers = {w.capitalize() for w in _OPENERS} | PLAIN_OPENERS | CALENDAR_WORDS | TITLE_WORDS
+    others = {m.group(0) for m in re.finditer(r"\b[A-Z][a-z]+\b", plain)} - {name} - openers
+    if others or _pronoun_gender(text, tex) not in (gender, None):
+        return None
+    if re.search(r"\b(himself|herself)\b", plain, re.I):
+        return None
+    return name, gender

@@ -1,0 +1,216 @@
+"""Shared pieces of the twin operators: seeding, the ``Twin`` record, sentence segmentation (§3.1) and the
+word-level helpers (stems, content words, maths letters) the operators read problems with.
+
+Each operator is a pure function of (problem text, seed, inputs): the same arguments give the same twin on any
+machine (randomness comes from ``random.Random`` seeded by an integer derived with sha256, never ``hash()``).
+A twin is a ``Twin``: its text, family, injection size, seed and a record of what changed. An operator that does
+not apply to a problem (no recognised name, no admissible reordering, ...) returns ``None``.
+
+Sentences are found by ``segment``: split after ``.``, ``!`` or ``?`` followed by white space and a capital, digit,
+``$`` or quote, never inside ``$...$``, ``\\[...\\]``, ``\\(...\\)`` or ``[asy]...[/asy]``, never after a title
+(``Mr.``, ``Dr.``, ...). The *query* is the last sentence holding a ``?`` (outside maths) or else the last
+sentence opening with an imperative (Find, Compute, ...) or else the last sentence; it and everything after it
+form the query tail, which always stays at the end. The sentences before it are the *setup*.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+# --------------------------------------------------------------------------------------------------- seeding
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from any printable parts (stable across machines and Python versions)."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+@dataclass(frozen=True)
+class Twin:
+    """One operator application: the twin text and what produced it."""
+
+    text: str
+    operator: str
+    injection_size: int
+    seed: int
+    changes: dict[str, Any] = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------------------------------ segmenting
+
+_PROTECTED = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\[.*?\\\]|\\\(.*?\\\)|\[asy\].*?\[/asy\]", re.S)
+_BOUNDARY = re.compile(r"[.!?][\"'”’)]*(\s+)(?=[A-Z0-9$\"“'(\\])")
+_TITLES = ("Mr", "Mrs", "Ms", "Dr", "St", "Jr", "Sr", "Prof", "Mt", "vs", "etc", "e.g", "i.e", "No")
+_IMPERATIVES = {
+    "find",
+    "compute",
+    "evaluate",
+    "determine",
+    "simplify",
+    "express",
+    "calculate",
+    "solve",
+    "what",
+    "how",
+    "which",
+    "give",
+    "write",
+    "enter",
+    "show",
+    "prove",
+    "factor",
+    "expand",
+    "rationalize",
+    "round",
+    "convert",
+}
+
+
+def _protected_spans(text: str, tex: bool) -> list[tuple[int, int]]:
+    return [m.span() for m in _PROTECTED.finditer(text)] if tex else []
+
+
+def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+def outside_maths(text: str, tex: bool) -> str:
+    """``text`` with every maths / diagram span blanked when ``tex`` (same length, so offsets stay valid)."""
+    return _PROTECTED.sub(lambda m: " " * len(m.group(0)), text) if tex else text
+
+
+@dataclass(frozen=True)
+class Segments:
+    """``text == prefix + "".join(s + sep for s, sep in zip(sentences, seps))``; ``query`` starts the tail."""
+
+    prefix: str
+    sentences: tuple[str, ...]
+    seps: tuple[str, ...]
+    query: int
+
+    @property
+    def setup(self) -> tuple[str, ...]:
+        return self.sentences[: self.query]
+
+    def join(self, sentences: Sequence[str]) -> str:
+        """Reassemble with this text's separators (slot by slot), so white space is unchanged."""
+        return self.prefix + "".join(s + sep for s, sep in zip(sentences, self.seps))
+
+
+@lru_cache(maxsize=8192)
+def segment(text: str, tex: bool = False) -> Segments:
+    """Split a problem into sentences and locate its query (see the module docstring).
+
+    ``tex``: the text is LaTeX (MATH), so ``$...$`` is maths; in GSM texts ``$`` is a currency sign.
+    """
+    spans = _protected_spans(text, tex)
+    stripped = text.lstrip()
+    prefix = text[: len(text) - len(stripped)]
+    sentences: list[str] = []
+    seps: list[str] = []
+    start = len(prefix)
+    for m in _BOUNDARY.finditer(text, start):
+        if _inside(m.start(), spans) or m.start() < start:
+            continue
+        head = text[start : m.start()]
+        if re.search(r"(?:^|[\s(])(?:" + "|".join(re.escape(t) for t in _TITLES) + r")$", head):
+            continue
+        sentences.append(text[start : m.start(1)])
+        seps.append(m.group(1))
+        start = m.end()
+    tail = text[start:]
+    body = tail.rstrip()
+    sentences.append(body)
+    seps.append(tail[len(body) :])
+    return Segments(prefix, tuple(sentences), tuple(seps), _query_index(sentences, tex))
+
+
+def _query_index(sentences: Sequence[str], tex: bool) -> int:
+    plain = [outside_maths(s, tex) for s in sentences]
+    for i in range(len(plain) - 1, -1, -1):
+        if "?" in plain[i]:
+            return i
+    for i in range(len(plain) - 1, -1, -1):
+        words = re.findall(r"[A-Za-z]+", plain[i])
+        if words and words[0].lower() in _IMPERATIVES:
+            return i
+    return len(sentences) - 1
+
+
+STOP_WORDS = frozenset(
+    "the a an and or of to in on at for with by from as is are was were be been being has have had do does did "
+    "that this these those it its he she him her his they them their there then than some any each every all "
+    "how many much what which who whom whose when where why will would can could should shall may might must "
+    "not no yes if so but also more less most least per one two three four five six seven eight nine ten "
+    "into over under about after before up down out off same other another own only just very too again "
+    "now still yet what's who's total times time day days week weeks year years hour hours minute minutes "
+    "dollar dollars cent cents money cost costs price amount number".split()
+)
+NUMBER_TOKEN = re.compile(
+    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"forty|fifty|hundred|thousand|dozen|half|double|twice)\b",
+    re.I,
+)
+
+
+_IRREGULAR = {
+    "children": "child",
+    "people": "person",
+    "men": "man",
+    "women": "woman",
+    "feet": "foot",
+    "teeth": "tooth",
+    "mice": "mouse",
+    "geese": "goose",
+    "knives": "knife",
+    "leaves": "leaf",
+}
+
+
+def stem(word: str) -> str:
+    """A crude singular: ponies -> pony, boxes -> box, classes -> class, pieces -> piece, class -> class."""
+    w = word.lower()
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
+    if len(w) <= 3 or w.endswith(("ss", "us", "is")):
+        return w
+    if w.endswith("ies"):
+        return w[:-3] + "y"
+    if w.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return w[:-2]
+    return w[:-1] if w.endswith("s") else w
+
+
+def content_words(sentence: str, tex: bool) -> frozenset[str]:
+    """Content words of a sentence (stemmed, stop words and numbers out) plus, in LaTeX, every maths letter."""
+    plain = outside_maths(sentence, tex)
+    words = {stem(w) for w in re.findall(r"[A-Za-z]{3,}", plain) if w.lower() not in STOP_WORDS}
+    if tex:
+        words |= {f"${c}" for c in maths_letters(sentence)}
+    return frozenset(words)
+
+
+MATHS_SPAN = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\[.*?\\\]|\\\(.*?\\\)|\[asy\].*?\[/asy\]", re.S)
+_TEXT_ARG = re.compile(r"\\(?:text\w*|mbox|mathrm|operatorname|label)\{[^}]*\}")
+
+
+def maths_letters(text: str) -> set[str]:
+    """Every letter inside the maths spans of a LaTeX text, implicit products included (``$ax+bx$`` gives a, b, x);
+    command names (``\\frac``) and ``\\text{}`` arguments are ignored."""
+    found: set[str] = set()
+    for m in MATHS_SPAN.finditer(text):
+        body = _TEXT_ARG.sub(" ", m.group(0))
+        body = re.sub(r"\\[A-Za-z]+", " ", body)
+        found.update(re.findall(r"[A-Za-z]", body))
+    return found
+
+
+def identity(text: str, seed: int = 0) -> Twin:
+    """The placebo of §7 step 8: the base text unchanged (measures the re-sampling floor)."""
+    return Twin(text, "identity", 0, seed, {})
