@@ -6,15 +6,20 @@ import random
 import re
 from collections.abc import Sequence
 from glass_inspect.corpus.operators.names import (
+    _OPENERS,
+    _pronoun_gender,
+    _sentence_starts,
+    CALENDAR_WORDS,
+    FEMALE_PRONOUN,
     MALE_PRONOUN,
+    PLAIN_OPENERS,
     PLURAL_PRONOUN,
-    PRONOUN,
+    TITLE_WORDS,
     bare_pronoun,
     person_names,
-    sole_person,
 )
 from glass_inspect.corpus.operators.text import (
-    NUMBER_TOKEN,
+    STOP_WORDS,
     Twin,
     content_words,
     maths_letters,
@@ -31,26 +36,37 @@ from glass_inspect.corpus.operators.text import (
 # the answer, a spurious one only costs coverage.
 
 # words that tie a sentence to everything before it: anaphora, sequence and discourse markers, remainders,
-# increments, totals and ordinals
+# increments, ordinals and place adverbs ("walks there and back")
 _BACK_MARKER = re.compile(
     r"\b(that many|that much|this many|this much|the rest|rest of|remain\w*|left|leftover|then|after|afterwards?|"
-    r"later|next|finally|lastly|also|too|as well|another|other|others|again|instead|otherwise|if not|if so|"
-    r"same|now|still|this|these|those|such|both|either|neither|of them|of those|of these|meanwhile|however|"
-    r"but|so|thus|therefore|hence|in addition|additionally|besides|more|less|fewer|extra|additional|total|"
-    r"totals?|altogether|combined|together|whole|entire|last|previous|"
-    r"before|already|yet|originally|initially|new|each of|all of|one of|some of|none of|rest|difference|"
-    r"the same|its|it|they|them|their|different|final|ended up|end up|than that|in kind|likewise|similarly|"
-    r"of (?:that|this|those|these|it|them)|that(?=\s*[.,;!?]|$)(?:did|do|does|doing|done|like|after|before|for|with|all|is|was) that|"
+    r"later|next|finally|lastly|another|other|others|again|instead|otherwise|if not|if so|"
+    r"same|now|still|this|these|those|such|both|either|neither|of them|of those|of these|meanwhile|"
+    r"in addition|additionally|besides|extra|additional|whole|entire|the last|last one|previous|"
+    r"before|already|originally|initially|each of|all of|one of|some of|none of|rest|difference|"
+    r"its|it|they|them|their|different|final|(?:the|his|her|their|its|my|your|our) new|ended up|end up|than that|in kind|likewise|similarly|here|"
+    r"there(?!\s+(?:is|are|was|were|will|would|has|have|had|must|should|can|could|may|might|used|seems?|seemed|"
+    r"exists?|remains?|lives?|lived)\b)|"
+    r"of (?:that|this|those|these|it|them)|(?:did|do|does|doing|done|like|after|before|for|with|all|is|was) that|"
     r"that (?:amount|number|long|time|price|rate|distance|speed|sum|figure|cost|size|weight|age|day|week|month|"
-    r"year|point|way|one|is))\b",
+    r"year|point|way|one|is))\b|"
+    r"^\W*(?:but|so|however|thus|therefore|hence|yet|and|or|plus|though|although)\b",
     re.I,
 )
-# comparisons and fractions of another quantity
-_COMPARATIVE = re.compile(
-    r"\b(twice|thrice|double|triple|half|halves|times|than|as many|as much|as long|as old|as fast|percent|"
-    r"quarter|fraction|ratio|older|younger|taller|shorter|longer|heavier|lighter|faster|slower|"
-    r"cheaper|bigger|smaller)\b|%",
+# "also", ", too", "as well": additive to an earlier statement; a sentence holding one may still move first, and
+# then loses the word (``_drop_additive``)
+_ADDITIVE = re.compile(r"\s+also\b|,?\s+too(?=\s*[.!;,])|,?\s+as well(?=\s*[.!;,])", re.I)
+# an increment with no standard ("buys 2 more", "has 3 fewer"): "5 more than Ann" names its standard
+_INCREMENT = re.compile(r"\b(more|less|fewer)\b(?!(?:\s+[\w$.,'’]+){0,4}?\s+than\b)", re.I)
+# a comparison whose standard is left out ("has twice as many.", "runs 3 times as fast"): it leans on the
+# sentence before; one that names its standard ("twice as many as Ann", "half Steve's time") is a timeless fact
+_ELLIPTICAL_COMPARISON = re.compile(
+    r"\b(?:as\s+(?:many|much|long|old|fast|far|big|tall|heavy|often|large|high|wide)|more|fewer|less|longer|"
+    r"older|younger|taller|shorter|heavier|lighter|faster|slower|cheaper|bigger|smaller|twice|thrice|double|"
+    r"triple|half)\s*(?:[.,;!]|$|\b(?:in|on|at|for|to|now|today|during|when|while|if)\b)",
     re.I,
+)
+_MONEY = re.compile(
+    r"\$|\b(dollars?|cents?|money|pays?|paid|spends?|spent|earns?|earned|costs?|price|saves?|saved)\b", re.I
 )
 _EVENT = re.compile(
     r"\b(gives?|gave|buys?|bought|sells?|sold|spends?|spent|eats?|ate|loses?|lost|takes?|took|uses?|used|"
@@ -60,7 +76,7 @@ _EVENT = re.compile(
     r"increase[sd]?|decrease[sd]?|raise[sd]?|reduce[sd]?|rises?|rose|falls?|fell|grows?|grew|doubled|tripled|"
     r"halved|changes?|changed|discounted|went up|went down|picks?|picked|collects?|collected|makes?|made|"
     r"saves?|saved|earns?|earned|invests?|invested|plants?|planted|bakes?|baked|catches?|caught|charged?|"
-    r"charges|orders?|ordered|rents?|rented|invited|hired|deposits?|deposited|withdr\w+|lends?|lent|sends?|sent|"
+    r"charges|orders?|ordered|rents?|rented|invites?|invited|hires?|hired|deposits?|deposited|withdr\w+|lends?|lent|sends?|sent|"
     r"ships?|shipped|giving|buying|selling|spending|eating|losing|taking|using|receiving|adding|removing|"
     r"finding|winning|paying|getting|borrowing|returning|donating|breaking|trading|putting|dropping|throwing|"
     r"sharing|splitting|keeping|leaving|moving|spilling|picking|collecting|making|saving|earning|charging|"
@@ -75,27 +91,114 @@ _DEFINITION = re.compile(
     r"lasts?|measures?|sells? for|is worth|can hold|can carry)\b|there (?:are|is) \S+ \w+ (?:in|per) (?:a|an|each|every)\b)",
     re.I,
 )
+# a rate: a number followed within a few words by "per", "an hour", "each", "a day", "apiece" ...
+_RATE_UNIT = (
+    r"(?:hour|day|week|month|year|minute|second|night|pound|ounce|gallon|liter|litre|mile|foot|inch|meter|kilogram|"
+    r"dozen|piece|box|pack|bag|item|unit|person|game|lesson|session|page|visit|class|shift|trip|time)s?"
+)
+_RATE_AFTER = re.compile(
+    r"^(?:\s*(?!for\b|and\b|or\b|to\b|with\b)[A-Za-z'’-]+){0,3}?\s*\b(?:per|each|every|apiece|an? "
+    + _RATE_UNIT
+    + r"|in (?:an?|one|two|three|four|five|six|\d+(?:\.\d+)?) "
+    + _RATE_UNIT
+    + r")\b",
+    re.I,
+)
+# an ability ("can make", "could hold"): true wherever it stands, like a rate
+_ABILITY = re.compile(r"\b(?:can|could)\s+(?:\w+\s+)?$", re.I)
+# an initial state ("Ted starts with $200", "At first, ...") stays where it is, like a condition
+_INITIAL = re.compile(
+    r"\b(starts? (?:off |out )?with|started (?:off |out )?with|begins? with|began with|at first|at the (?:start|beginning)|"
+    r"initially|originally|to begin with|in the beginning)\b",
+    re.I,
+)
+_NUMBER = re.compile(
+    r"\$?\d[\d,]*(?:\.\d+)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"twenty|thirty|forty|fifty|hundred|thousand|dozen)\b",
+    re.I,
+)
 _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\b", re.I)
 
 
+def _timeless(plain: str) -> bool:
+    """A definition ("Each box holds 6 pens") or a sentence whose every number is a rate ("He earns $10 an hour",
+    "It costs $2 per box"): true wherever it stands in the story."""
+    if _DEFINITION.search(plain):
+        return True
+    numbers = list(_NUMBER.finditer(plain))
+    if numbers and all(_RATE_AFTER.match(plain[m.end() : m.end() + 48]) for m in numbers):
+        return True
+    verbs = list(_EVENT.finditer(plain))
+    return bool(verbs) and all(_ABILITY.search(plain[: m.start()]) for m in verbs)
+
+
+def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
+    """``gender -> name`` for each gender with exactly one named person in ``text``, when the text names no
+    other possible person (a capitalised word the lists miss, a person noun such as "her sister", "the
+    teacher") and no reflexive pronoun: a bare he / she of that gender can only mean that person, so a sentence
+    holding one may move before the person's introduction once its first pronoun becomes the name."""
+    names = person_names(text, tex)
+    plain = outside_maths(text, tex)
+    starts = _sentence_starts(text, tex)
+    by_gender: dict[str, list[str]] = {"male": [], "female": []}
+    for name, g in names.items():
+        if g == "unisex" and len(names) == 1:
+            g = _pronoun_gender(text, tex) or g  # one person: the pronouns say which
+        if g not in by_gender:
+            return {}
+        by_gender[g].append(name)
+    openers = {w.capitalize() for w in _OPENERS} | PLAIN_OPENERS | CALENDAR_WORDS | TITLE_WORDS
+    others = (
+        {
+            m.group(0)
+            for m in re.finditer(r"\b[A-Z][a-z]+\b", plain)
+            if not (
+                m.start() in starts and (_ADVERB_OPENER.fullmatch(m.group(0)) or plain[m.end() : m.end() + 1] == ",")
+            )
+        }
+        - set(names)
+        - openers
+    )
+    others = {w for w in others if w.rstrip("s") not in CALENDAR_WORDS}  # "Sundays"
+    if others or _PEOPLE.search(plain) or re.search(r"\b(himself|herself)\b", plain, re.I):
+        return {}
+    return {g: found[0] for g, found in by_gender.items() if len(found) == 1}
+
+
+# sentence openers that are not people: "Unfortunately, ...", "Together they ...", "Calculate ..."
+_ADVERB_OPENER = re.compile(
+    r"[A-Z][a-z]+ly|To|Over|Calculate|Find|Together|Now|Later|Compared|Starting|According|Feeling|Finally|"
+    r"Altogether|Meanwhile|Overall|During|Within|Including|Besides|Instead|Afterwards|Yesterday|Today|Tomorrow",
+)
+_PEOPLE = re.compile(
+    r"\b(man|woman|boy|girl|guy|lady|person|kid|child|friend|brother|sister|mother|father|mom|mum|dad|son|"
+    r"daughter|uncle|aunt|grandma|grandpa|grandmother|grandfather|husband|wife|boyfriend|girlfriend|nephew|niece|"
+    r"cousin|teacher|neighbou?r|boss|coach|owner|manager|partner|classmate|roommate|parent|sibling|baby|king|"
+    r"queen|prince|princess|doctor|nurse|waiter|waitress|chef|baker|farmer|customer|student|driver|worker)\b",
+    re.I,
+)
+
+
 def back_references(
-    setup: Sequence[str], tex: bool = False, *, person: str | None = None, query: str = ""
+    setup: Sequence[str], tex: bool = False, *, people: dict[str, str] | None = None, query: str = ""
 ) -> dict[int, set[int]]:
     """The constraint graph of a setup: for each sentence, the earlier sentences it must stay after.
 
     * **opening scene**: a first sentence stating no number ("Janet runs a bakery.") stays first;
-    * **markers** (that many, the rest, remaining, then, also, another, more, total, this / these, if not,
-      ordinals, it / they ...) tie a sentence to every sentence before it;
+    * **markers** (that many, the rest, remaining, then, also, another, this / these, if not, it / they, there,
+      a sentence opening with But / So, "2 more" with no "than") tie a sentence to every sentence before it;
     * **he / she** not preceded by a name in its own sentence: after the nearest earlier sentence naming a
-      person of that gender (every earlier sentence when none does, or when two people of that gender appear);
-    * **comparisons** (twice, half, than, as many as, percent, ...): after every earlier sentence sharing a
-      content word or name;
+      person of that gender (every earlier sentence when none does, or when two people of that gender appear),
+      unless ``people`` (``repairable_people``) names the only person of that gender;
+    * **comparisons**: one whose standard is left out ("twice as many.") leans on every earlier sentence; one
+      that names it ("twice as many as Ann") is a fact, ordered only against events (below);
     * **ordinals** (the first, the second, ...): after every earlier sentence holding an ordinal;
-    * **events** (gives, buys, sells, ...): after every earlier event, and after every earlier sentence sharing a
-      content word (names aside) unless that one is a timeless definition ("Each box holds 6 pens"); a later
-      non-definition sentence sharing a content word with an event stays after it (it may describe the state
-      after the event);
-    * **definite reference**: "the teacher", "the first child" after any earlier sentence holding that noun;
+    * **events** (gives, buys, sells, ...) keep their order when they share a noun, or both touch money, or
+      they concern the same person and one is relative (half of, 20 %); a sentence that is not timeless (a
+      definition or a rate: "earns $10 an hour") keeps its order with an event sharing a noun or a person of
+      a comparison (it may describe the state before or after the event);
+    * **definite reference**: "the teacher", "the first child" after any earlier sentence holding that noun
+      ("each child" is generic and may come first);
     * **conditions**: a setup sentence opening with If / When / Unless / Assuming stays where it is;
     * **ellipsis**: a number with no noun after it ("eats three for breakfast"), or a sentence led by a bare
       number or quantifier ("One says 80.", "3 were orange", "The first needs ..."), refers to an earlier noun:
@@ -106,14 +209,12 @@ def back_references(
       stays last;
     * **LaTeX**: a sentence sharing a maths letter or content word with an earlier one stays after it (a
       definition is used later), so only independent statements move.
-
-    ``person``: the one person of a text naming nobody else (``sole_person``); then a he / she edge is left out,
-    because ``sentence_reorder`` repairs the pronoun (the first mention becomes the name).
     """
     n = len(setup)
     deps: dict[int, set[int]] = {i: set() for i in range(n)}
     if n < 2:
         return deps
+    people = people or {}
     plains = [outside_maths(s, tex) for s in setup]
     content = [content_words(s, tex) for s in setup]
     names = [person_names(s, tex) for s in setup]
@@ -123,52 +224,67 @@ def back_references(
         for name, g in found.items():
             if g in genders:
                 genders[g].add(name)
-    events = [bool(_EVENT.search(p)) and not _DEFINITION.search(p) for p in plains]
-    if_barriers: set[int] = set()
-    defs = [bool(_DEFINITION.search(p)) for p in plains]
-    if not NUMBER_TOKEN.search(plains[0]) and not (tex and maths_letters(setup[0])):
+    who = [set(found) | _pronoun_people(p, genders) for p, found in zip(plains, names)]
+    money = [bool(_MONEY.search(p)) for p in plains]
+    timeless = [_timeless(p) for p in plains]
+    events = [bool(_EVENT.search(p)) and not timeless[i] for i, p in enumerate(plains)]
+    compares = [bool(_COMPARATIVE.search(p)) for p in plains]
+    if_barriers = {0} if _INITIAL.search(plains[0]) else set()
+    if tex and not maths_letters(setup[0]):
         for j in range(1, n):
             deps[j].add(0)
     for j in range(1, n):
         plain = plains[j]
-        shared = {i for i in range(j) if content[i] & content[j]}
-        if _BACK_MARKER.search(plain) or PLURAL_PRONOUN.search(plain) or plain.lstrip().startswith("("):
+        if (
+            _BACK_MARKER.search(plain)
+            or _INCREMENT.search(plain)
+            or _ELLIPTICAL_COMPARISON.search(plain)
+            or PLURAL_PRONOUN.search(plain)
+            or plain.lstrip().startswith("(")
+            or _ELLIPSIS.search(plain)
+            or _QUANTIFIER_LED.search(plain)
+        ):
             deps[j].update(range(j))
         pron = bare_pronoun(setup[j], tex)
-        if _ELLIPSIS.search(plain) or _QUANTIFIER_LED.search(plain):
-            deps[j].update(range(j))
+        if pron:
+            g = "male" if MALE_PRONOUN.fullmatch(pron.group(0)) else "female"
+            if g not in people:
+                earlier = [i for i in range(j) if any(v in (g, "unisex") for v in names[i].values())]
+                if earlier and len(genders[g]) <= 1:
+                    deps[j].add(earlier[-1])
+                else:
+                    deps[j].update(range(j))
         if _TEMPORAL.search(plain):
             deps[j].update(i for i in range(j) if _TEMPORAL.search(plains[i]))
-        if pron and person is None:
-            g = "male" if MALE_PRONOUN.fullmatch(pron.group(0)) else "female"
-            earlier = [i for i in range(j) if any(v in (g, "unisex") for v in names[i].values())]
-            if earlier and len(genders[g]) <= 1:
-                deps[j].add(earlier[-1])
-            else:
-                deps[j].update(range(j))
-        if _COMPARATIVE.search(plain):
-            deps[j].update(shared)
         if _ORDINAL.search(plain):
             deps[j].update(i for i in range(j) if _ORDINAL.search(plains[i]))
-        things = {i for i in range(j) if nouns[i] & nouns[j]}
-        if events[j]:
-            deps[j].update(i for i in range(j) if events[i] or (i in things and not defs[i]))
+        for i in range(j):
+            share_noun = bool(nouns[i] & nouns[j])
+            share_who = bool(who[i] & who[j]) or "*" in who[i] or "*" in who[j]
+            if events[i] and events[j]:  # same thing, money, or the same person's story: keep the order
+                if share_noun or (money[i] and money[j]) or share_who:
+                    deps[j].add(i)
+            elif events[i] or events[j]:
+                state = j if events[i] else i
+                if not timeless[state] and (share_noun or (compares[state] and share_who)):
+                    deps[j].add(i)
         definite = {
             stem(w.lower())
-            for m in re.finditer(r"\b(?:the|each|every)\s+(\w+)(?:\s+(\w+))?", plain, re.I)
+            for m in re.finditer(r"\bthe\s+(\w+)(?:\s+(\w+))?", plain, re.I)
             for w in m.groups()
             if w and len(w) > 2
         } - {"same", "rest", "other"}
         deps[j].update(i for i in range(j) if definite & nouns[i])
-        opening = re.match(r"\W*the\s+(?:\w+\s+)?([A-Za-z]{3,})", plain, re.I)
-        if opening and not any(stem(opening.group(1)) in nouns[i] for i in range(j)):
+        opening = re.match(r"\W*the\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", plain, re.I)
+        if opening and not any(stem(w) in nouns[i] for w in opening.groups() if w for i in range(j)):
             deps[j].update(range(j))  # "The walls are 1 inch thick.": a bridging reference to what came before
-        if re.match(r"\W*(if|when|unless|assuming)\b", plain, re.I):
+        if re.match(r"\W*(if|when|unless|assuming)\b", plain, re.I) or _INITIAL.search(plain):
             if_barriers.add(j)
-        if not defs[j]:
-            deps[j].update(i for i in things if events[i])
+        bridged = {stem(w) for w in re.findall(r"\b(?:each|every)\s+([A-Za-z]{3,})", plain, re.I)} - STOP_WORDS
+        if any(not any(w in nouns[i] for i in range(n) if i != j) for w in bridged):
+            deps[j].update(range(j))  # "from each place": a bridging reference to what came before
         if tex:
-            deps[j].update(shared)
+            deps[j].update(i for i in range(j) if content[i] & content[j])
     if _QUERY_BACK.search(outside_maths(query, tex)):
         deps[n - 1].update(range(n - 1))
     for j in if_barriers:  # a condition ("If the chair is 3 feet wide.") stays where it is
@@ -176,6 +292,24 @@ def back_references(
         for k in range(j + 1, n):
             deps[k].add(j)
     return deps
+
+
+def _pronoun_people(plain: str, genders: dict[str, set[str]]) -> set[str]:
+    """The people a sentence's he / she pronouns may mean: the named people of that gender (``*`` when none)."""
+    out: set[str] = set()
+    for pattern, g in ((MALE_PRONOUN, "male"), (FEMALE_PRONOUN, "female")):
+        if pattern.search(plain):
+            out |= genders[g] or {"*"}
+    return out
+
+
+# comparisons and fractions of another quantity
+_COMPARATIVE = re.compile(
+    r"\b(twice|thrice|double|triple|half|halves|times|than|as many|as much|as long|as old|as fast|percent|"
+    r"quarter|fraction|ratio|older|younger|taller|shorter|longer|heavier|lighter|faster|slower|"
+    r"cheaper|bigger|smaller)\b|%",
+    re.I,
+)
 
 
 # a sentence led by a bare number or quantifier ("One says 80.", "3 were orange", "The first needs ...")
@@ -194,11 +328,12 @@ _TEMPORAL = re.compile(
     r" (?:day|week|month|year|hour|time|round|game|season))\b",
     re.I,
 )
-# a number with no noun after it: "eats three for breakfast", "with four", "gives 2 to Ann"
+# a number with no noun after it: "eats three for breakfast", "with four", "gives 2 to Ann", "68 of the points"
+# (an increment "2 more" and a comparison "3 times as many" have rules of their own)
 _ELLIPSIS = re.compile(
     r"(?<![$\d.,])\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|several|some|many)"
-    r"\b(?!\d|[.,]\d|\s*percent)%?\s*(?:[,.;!]|$|\b(?:for|with|to|at|in|on|of|and|or|from|into|each|apiece|more|less|"
-    r"fewer|times|than|back|away|left|too|as)\b)",
+    r"\b(?!\d|[.,]\d|\s*percent)%?\s*(?:[,.;!]|$|\b(?:for|with|to|at|in|on|and|or|from|into|each|apiece|back|away|"
+    r"left|too|of (?:the|them|those|these|his|her|their|its|it|which))\b)",
     re.I,
 )
 _QUERY_BACK = re.compile(r"\b(after that|then|this|that|these|those|afterwards?|at that|by then|at this)\b", re.I)
@@ -213,14 +348,15 @@ _POSSESSIVE_HER_NEXT = frozenset(
 )
 
 
-def _name_first(sentences: list[str], name: str, tex: bool) -> list[str] | None:
-    """Make the first mention of the sole person a name: the first he / she / him / his / her of the first
-    sentence mentioning them becomes ``name`` (``name's`` for a possessive). None when that is not sure."""
+def _name_first(sentences: list[str], name: str, gender: str, tex: bool) -> list[str] | None:
+    """Make the first mention of ``name`` a name: the first he / him / his (she / her) of the first sentence
+    mentioning them becomes ``name`` (``name's`` for a possessive). None when that is not sure."""
+    pattern = MALE_PRONOUN if gender == "male" else FEMALE_PRONOUN
     out = list(sentences)
     for k, s in enumerate(out):
         plain = outside_maths(s, tex)
         at_name = re.search(rf"\b{re.escape(name)}\b", plain)
-        pron = PRONOUN.search(plain)
+        pron = pattern.search(plain)
         if not pron and not at_name:
             continue
         if at_name and (not pron or at_name.start() < pron.start()):
@@ -261,8 +397,8 @@ def glued(setup: Sequence[str], tex: bool = False) -> set[int]:
     out = set()
     for j in range(1, len(setup)):
         plain = outside_maths(setup[j], tex)
-        pointed = {stem(w) for w in re.findall(r"\b(?:the|each|every)\s+([A-Za-z]{3,})", plain, re.I)}
-        if pointed & content_words(setup[j - 1], tex):  # "Each class ..." right after the sentence with the classes
+        pointed = {stem(w) for w in re.findall(r"\bthe\s+([A-Za-z]{3,})", plain, re.I)}
+        if pointed & content_words(setup[j - 1], tex):  # "The class ..." right after the sentence with the classes
             out.add(j)
         elif (
             _ADJACENT.search(plain)
@@ -298,13 +434,28 @@ def _random_linear_extension(deps: dict[int, set[int]], rng: random.Random) -> l
     return order
 
 
+def _drop_additive(setup: Sequence[str], order: list[int]) -> list[str] | None:
+    """The setup in ``order``, where a sentence with "also" / "too" / "as well" that no longer follows the sentence
+    it followed loses that word ("He also has a job" -> "He has a job"): the word adds to the statement just
+    before it. None when the word cannot go cleanly (a sentence opening with "Also")."""
+    out = []
+    for k, i in enumerate(order):
+        sentence = setup[i]
+        if _ADDITIVE.search(sentence) and i > 0 and (k == 0 or order[k - 1] != i - 1):
+            if re.match(r"\W*(also|too|as well)\b", sentence, re.I):
+                return None
+            sentence = _ADDITIVE.sub("", sentence)
+        out.append(sentence)
+    return out
+
+
 def sentence_reorder(text: str, seed: int, *, tex: bool = False, tries: int = 12) -> Twin | None:
     """§3.1 ``sentence_reorder``: permute the setup sentences; the query tail stays last, unchanged.
 
     Only orders compatible with the constraint graph (``back_references``) are drawn, so a sentence never moves
     before one it refers back to, and a sentence whose referent is the one just before it (``glued``) keeps
-    that neighbour. In a text about one person (``sole_person``) a he / she sentence may move before
-    the sentence naming them; its pronoun then becomes the name, so the person is introduced by name first
+    that neighbour. A he / she sentence may move before the sentence naming the only person of that gender
+    (``repairable_people``); its pronoun then becomes the name, so the person is introduced by name first
     (``changes["named"]``). ``None`` when the only admissible order is the original one.
     """
     seg = segment(text, tex)
@@ -312,27 +463,28 @@ def sentence_reorder(text: str, seed: int, *, tex: bool = False, tries: int = 12
     if len(setup) < 2:
         return None
     tail = list(seg.sentences[seg.query :])
-    query = " ".join(tail)
-    person = sole_person(text, tex)
-    graphs = ([back_references(setup, tex, person=person[0], query=query)] if person else []) + [
-        back_references(setup, tex, query=query)
-    ]
+    people = repairable_people(text, tex)
+    deps = back_references(setup, tex, people=people, query=" ".join(tail))
     rng = random.Random(seed)
     glue = glued(setup, tex)
-    for deps in graphs:
-        for _ in range(tries):
-            order = _block_order(deps, glue, rng)
-            if order == list(range(len(setup))):
-                continue
-            new = [setup[i] for i in order]
-            named = False
-            if person and deps is graphs[0]:
-                repaired = _name_first(new, person[0], tex)
-                if repaired is None:
-                    continue
-                named, new = repaired != new, repaired
+    for _ in range(tries):
+        order = _block_order(deps, glue, rng)
+        if order == list(range(len(setup))):
+            continue
+        new = _drop_additive(setup, order)
+        if new is None:
+            continue
+        named = []
+        for gender, name in sorted(people.items()):
+            repaired = _name_first(new, name, gender, tex)
+            if repaired is None:
+                break
+            if repaired != new:
+                named.append(name)
+            new = repaired
+        else:
             changes = {"order": order, "back_references": {str(j): sorted(d) for j, d in deps.items() if d}}
             if named:
-                changes["named"] = person[0]
+                changes["named"] = named
             return Twin(seg.join(new + tail), "sentence_reorder", 0, seed, changes)
     return None

@@ -1,0 +1,106 @@
+"""The reordering family (§3.1 ``sentence_reorder``): the constraint graph, the glue, the repairs, and the cases the
+hand audit of issue 17 found."""
+
+from __future__ import annotations
+
+from glass_inspect.corpus.operators import back_references, glued, segment, sentence_reorder
+from glass_inspect.corpus.operators.reorder import repairable_people
+
+
+def graph(text: str) -> dict[int, set[int]]:
+    seg = segment(text)
+    return back_references(seg.setup, people=repairable_people(text), query=" ".join(seg.sentences[seg.query :]))
+
+
+def twins(text: str, seeds: int = 30) -> set[str]:
+    return {t.text for s in range(seeds) if (t := sentence_reorder(text, s)) is not None}
+
+
+def test_glued_sentences_keep_the_sentence_before_them_as_their_neighbour():
+    setup = [
+        "Bob had 7 fish in his pond.",  # 0
+        "3 were orange, and 4 were white.",  # 1: a bare number leans on the fish
+        "A pump costs $5.",  # 2
+        "The pump is new.",  # 3: "the pump" right after the sentence holding the pump
+        "It runs all day.",  # 4: "it" is the pump
+        "Each hose costs $2.",  # 5: "each hose" is generic; no hose before it
+    ]
+    assert glued(setup) == {1, 3, 4}
+    assert glued(["Ann has 3 pens.", "(She is 9.)"]) == {1}
+    assert glued(["Ann has 3 pens."]) == set()
+
+
+def test_adverbial_there_keeps_its_place_after_the_place_it_means():
+    # the one answer-changing twin of the earlier audit: "walks there and back" moved before the distance
+    text = "Jim's work is 3 miles away. He walks there and back 5 days a week. How many miles does he walk in a week?"
+    assert graph(text)[1] == {0}
+    assert twins(text) == set()
+    # existential "there is / there are" is no reference
+    assert graph("Tom has 4 pens. There are 6 cups on the desk. How many cups are there?")[1] == set()
+
+
+def test_a_rate_is_timeless_and_an_also_goes_when_its_sentence_comes_first():
+    text = (
+        "Jordan plays video games for 2 hours every day. He also has a part-time job where he earns $10 an hour. "
+        "How much would Jordan earn in a week?"
+    )
+    assert graph(text) == {0: set(), 1: set()}
+    assert twins(text) == {
+        "Jordan has a part-time job where he earns $10 an hour. Jordan plays video games for 2 hours every day. "
+        "How much would Jordan earn in a week?"
+    }
+    # "3 books for 16 dollars each" is a purchase, not a rate
+    ted = "Ted starts with $200. He buys 3 books for 16 dollars each. How much does he have left?"
+    assert graph(ted)[1] == {0}
+    assert twins(ted) == set()
+
+
+def test_an_initial_state_and_one_persons_story_keep_their_order():
+    assert twins("Ann buys 4 pens. Ann starts with $20. Ann sells a hat for $3. How much money does Ann have?") == set()
+    carriage = "James hires a carriage from 5 PM to 9 PM. He gets 1 hour free. The first paid hour is $15. How much?"
+    assert graph(carriage)[1] == {0}  # both are James's events: narrative order
+    # events of different people about different things may trade places
+    assert graph("Lia bakes 12 cookies. Omar plants 5 trees. How many cookies are there?")[1] == set()
+
+
+def test_both_people_are_introduced_by_name_when_their_pronouns_move_first():
+    text = (
+        "Ken walks 2 miles a day. Maria swims 3 laps a day. He also runs 4 miles on Sundays. "
+        "How many miles does Ken cover in a week?"
+    )
+    assert repairable_people(text) == {"male": "Ken", "female": "Maria"}
+    for twin in twins(text):
+        first_he = twin.find("runs 4 miles")
+        assert twin.find("Ken") < first_he or twin.startswith("Ken runs 4 miles")
+        assert not twin.startswith("He ")
+    # a person noun ("her sister") or a name the lists miss keeps every pronoun where it is
+    assert repairable_people("Sue has 3 pens. Her sister has 2. She buys 1 more. How many?") == {}
+    assert repairable_people("Sue has 3 pens. Zorblat has 2. She buys 1 more. How many?") == {}
+
+
+def test_comparisons_with_their_standard_move_and_elliptical_ones_do_not():
+    lockers = (
+        "Timothy's locker is 24 cubic inches. Zack's locker is half as big as Timothy's locker. "
+        "Peter's locker is 1/4 as big as Zack's locker. How big is Peter's locker in cubic inches?"
+    )
+    assert graph(lockers) == {0: set(), 1: set(), 2: set()}
+    assert len(twins(lockers)) > 1
+    assert graph("Mary has 5 apples. Tom has twice as many. How many apples do they have?")[1] == {0}
+    # "twice a day" is a frequency, not a comparison
+    assert graph("Ken has 4 dogs. Sue walks her dog twice a day. How many walks does Sue make in a week?")[1] == set()
+
+
+def test_a_bridging_each_stays_after_what_it_means():
+    text = (
+        "John collects garbage from 3 apartment complexes. He collects garbage 3 times a week from each place. "
+        "How many collections does he make in a week?"
+    )
+    assert graph(text)[1] == {0}
+    # "each pizza" names a noun of the text: the definition may come first
+    assert len(twins("Henry orders 7 pizzas for lunch. Each pizza is cut into 8 slices. How many slices?")) == 1
+
+
+def test_reorder_twins_are_deterministic():
+    text = "Eggs are 75 calories each. Cheese is 120 calories per ounce. Ham is 40 calories per ounce. How many?"
+    assert [sentence_reorder(text, s) for s in range(5)] == [sentence_reorder(text, s) for s in range(5)]
+    assert len(twins(text)) > 1
