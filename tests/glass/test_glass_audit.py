@@ -225,3 +225,12 @@ def test_proper_nouns_start_after_sentence_ends_and_display_maths():
     assert proper_nouns("Mary buys 3 bags of M&Ms. They cost $2 each.") == {"Mary"}
     assert proper_nouns("Let \\[x = 1.\\] Then $y = 2$.", tex=True) == set()
     assert "Boston" in proper_nouns("Ann flies to Boston twice.")
+
+
+def test_capture_guard_knows_agent_nouns_the_old_list_missed():
+    # hand audit: "A juggler ..." right before "how much money does he make", "A blacksmith ..." before "he"
+    base = "Ravi collects garbage from 3 buildings. How much money does he make in a week?"
+    for person in ("A juggler can juggle 16 balls.", "A blacksmith makes 12 horseshoes a day.", "2 cellists play."):
+        assert DROP_CAPTURE in structural_audit(base, person, "90").drops, person
+    for thing in ("A computer has 16 keys.", "A pond holds 300 liters of water.", "A box is 3 inches longer."):
+        assert DROP_CAPTURE not in structural_audit(base, thing, "90").drops, thing

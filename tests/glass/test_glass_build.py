@@ -229,7 +229,15 @@ def test_default_corpus_is_cached_and_keyed(tmp_path, monkeypatch):
     stamp = (first / "pool.jsonl").stat().st_mtime_ns
     assert default_corpus("math") == first and (first / "pool.jsonl").stat().st_mtime_ns == stamp
     assert read_corpus_info(first)["source"]["path"] == "builtin:data/math_builtin.jsonl"
-    reference = build_corpus("math", builtin("math"), tmp_path / "ref", source_label="builtin:data/math_builtin.jsonl")
+    # the built-in MATH corpus borrows its distractors from the built-in GSM problems (as full MATH builds from GSM8K)
+    reference = build_corpus(
+        "math",
+        builtin("math"),
+        tmp_path / "ref",
+        source_label="builtin:data/math_builtin.jsonl",
+        donor_sources=[f"gsm:{builtin('gsm')}"],
+        own_donors=False,
+    )
     assert _files(first) == _files(reference)
     with pytest.raises(SuiteInputError, match="unknown suite"):
         default_corpus("physics")
@@ -285,3 +293,71 @@ def test_show_prints_twins_beside_their_bases(tmp_path, capsys):
     for family in ("entity_rename", "irrelevant_context", "identity"):
         assert text.count(f"=== {family} ") == 2
     assert text.count("BASE: ") == text.count("TWIN: ") >= 6
+
+
+def test_gsm_currency_is_written_out_for_a_math_target():
+    from glass_inspect.corpus.build import _lend
+
+    # the audit's "for 16, dollars": only groups of three digits after a comma belong to the amount
+    lent = _lend("Mia sold 30 cups for $16, then 5 more for $2. A typo: $1,20 here. How much?", "gsm", True)
+    assert lent == ("Mia sold 30 cups for 16 dollars, then 5 more for 2 dollars.",)
+
+    from glass_inspect.corpus.build import write_out_currency
+
+    assert write_out_currency("He buys a hat for $16, a bag for $1,250, and a pen for $2.50.") == (
+        "He buys a hat for 16 dollars, a bag for 1,250 dollars, and a pen for 2.50 dollars."
+    )
+    assert write_out_currency("It pays $.40 each; ten $20 bills; a $1.5 million house.") == (
+        "It pays 0.40 dollars each; ten 20-dollar bills; a 1.5 million dollars house."
+    )
+    assert write_out_currency("A typo: $1,20 here.") == "A typo: $1,20 here."  # left as it is: never lent
+
+
+def test_open_money_query_bases_get_no_money_distractors(tmp_path):
+    laptop = "The price of a laptop is $1000. If you get a 20% discount, how much do you have to pay?"
+    rows = [
+        {"question": laptop, "answer": "1000*0.8=800\n#### 800"},
+        {"question": "Tom has 3 pens. Tom buys 2 more. How many pens does Tom have?", "answer": "#### 5"},
+    ]
+    donors = [
+        "A shirt costs $20 and a hat costs $12. The shop is 3 miles away.",
+        "A van carries 8 crates. Each crate weighs 30 kilograms.",
+        "A pond holds 300 fish. Each fish eats 2 flakes a day.",
+        "Ravi pays $5 for a kite. The kite flies 40 meters high.",
+        "A train has 12 cars. Each car has 4 doors.",
+        "A garden has 9 rows of roses.",
+        "A bakery sells 50 rolls for $1 each.",
+        "A tree is 14 meters tall.",
+        "A ship carries 400 boxes.",
+        "A road is 6 kilometers long.",
+    ]
+    src = _write(tmp_path / "src.jsonl", rows)
+    donor_file = _write(tmp_path / "donors.jsonl", [{"question": d + " How many?", "answer": "#### 1"} for d in donors])
+    out = build_corpus("gsm", src, tmp_path / "c", donor_sources=[donor_file], doses=(9,))
+    info = read_corpus_info(out)
+    assert info["counts"]["guards"] == {"open_money_query_bases": 1}
+    twins = [r for r in read_pool(out) if r.operator == "irrelevant_context"]
+    lent = [s for r in twins if r.base_id == "gsm-0" for s in r.changes["inserted"]]
+    assert lent and not any("$" in s or "pays" in s or "sells" in s for s in lent)
+    assert any("$" in s for r in twins if r.base_id == "gsm-1" for s in r.changes["inserted"])
+
+
+def test_builtin_math_borrows_distractors_from_the_builtin_gsm_problems(tmp_path):
+    from glass_inspect.corpus.build import write_out_currency
+    from glass_inspect.corpus.builtin import build_builtin
+
+    out = build_builtin("math", tmp_path / "m")
+    info = read_corpus_info(out)
+    assert info["params"]["own_donors"] is False
+    assert info["counts"]["donors"]["extra_sources"] == [
+        {"suite": "gsm", "path": "gsm_builtin.jsonl", "sha256": sha256_file(builtin("gsm")), "problems": 33}
+    ]
+    gsm_sentences = {
+        s for p in load_source("gsm", builtin("gsm"))[0] for s in segment(write_out_currency(p.text)).sentences
+    }
+    lent = [s for r in read_pool(out) if r.operator == "irrelevant_context" for s in r.changes["inserted"]]
+    assert lent and set(lent) <= gsm_sentences
+    assert info["counts"]["coverage"]["irrelevant_context"] == 1.0
+    # the same build twice is byte-identical; the gsm built-in is unchanged (its own problems lend)
+    assert _files(out) == _files(build_builtin("math", tmp_path / "m2"))
+    assert read_corpus_info(build_builtin("gsm", tmp_path / "g"))["params"]["own_donors"] is True

@@ -12,6 +12,9 @@ Pipeline: source rows (GSM8K ``question``/``answer`` with ``#### n``; MATH ``pro
   ``m`` (ties -> the smaller size), as upstream's resampler picks the sibling file closest to that share;
 * MATH distractors come only from problems whose setup shares no maths symbol (``$x$``, ``$f$``) with the
   target, so an injected sentence never redefines one of its variables;
+* a base whose query asks about money without naming anything of its setup ("how much do you have to pay?",
+  ``operators.distract.open_money_query``) gets no distractor stating money (a price could join the bill);
+  counted in corpus.json ``counts.guards``;
 * every manifest also holds one identity twin per base (the placebo of §7 step 8), on top of the ``m``;
 * the doses are resamples of one pool (seeded per base and dose), so a twin can appear at several doses.
 
@@ -56,6 +59,7 @@ from glass_inspect.corpus.operators import (
     segment,
     sentence_reorder,
 )
+from glass_inspect.corpus.operators.distract import mentions_money, open_money_query
 from glass_inspect.corpus.sources import Problem, load_source, source_sha
 
 _SHORT = {"entity_rename": "rename", "sentence_reorder": "reorder"}
@@ -90,6 +94,11 @@ class _Candidates:
             self.stats["no_twin"]["sentence_reorder"] += 1
         self.by_size: dict[int, list[tuple[str, Twin, tuple[str, ...]]]] = {}
         self.accept = distractor_filter(p.text, p.answer, tex=tex)
+        if open_money_query(p.text, tex):
+            # the query asks about money without naming what is paid for: no distractor may state money
+            self.stats["guards"]["open_money_query"] += 1
+            audit_ok = self.accept
+            self.accept = lambda s: audit_ok(s) and not mentions_money(s, tex)
 
     def _distinct(self, family: str, k: int, make) -> list[tuple[str, Twin]]:
         out, seen = [], {self.p.text}
@@ -337,6 +346,7 @@ def _counts(problems, skipped, pool, manifests, sizes_used, stats) -> dict[str, 
         "family_shares": {f"m{m}": _shares_of(rows) for m, rows in manifests.items()},
         "coverage": {f: round(1 - stats["no_twin"][f] / len(problems), 4) for f in TWIN_FAMILIES},
         "distractor_diversity": _diversity(twins, manifests),
+        "guards": {"open_money_query_bases": stats["guards"]["open_money_query"]},
         "injection_sizes": {f"m{m}": dict(sorted(c.items(), key=lambda kv: int(kv[0]))) for m, c in sizes_used.items()},
     }
 
@@ -352,10 +362,32 @@ def _lend(text: str, donor_suite: str, tex: bool) -> tuple[str, ...]:
     MATH target has its currency written out (``$12`` -> ``12 dollars``) so that no ``$`` opens a maths span;
     a sentence still holding a ``$`` is not lent."""
     if donor_suite == "gsm" and tex:
-        text = re.sub(r"\$\s?(\d[\d,]*(?:\.\d+)?)", r"\1 dollars", text)
+        text = write_out_currency(text)
         run = donor_run(segment(text, False).setup, False)
         return tuple(itertools.takewhile(lambda s: "$" not in s and setup_sentence(s, True), run))
     return donor_run(segment(text, donor_suite == "math").setup, donor_suite == "math")
+
+
+# a dollar amount: "$16", "$1,000", "$2.50", "$.40", "$1.5 million"; only groups of three digits after a comma
+# belong to the number ("for $16, and" keeps its comma outside); a malformed one ("$1,20") is left as it is
+_DOLLARS = re.compile(
+    r"\$\s?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?![\d]|,\d)|(?=\.\d))(?P<frac>\.\d+)?(?P<scale>\s(?:thousand|million|billion)\b)?"
+    r"(?P<bill>(?=\s(?:bills?|notes?|coins?|gift cards?)\b))?"
+)
+
+
+def write_out_currency(text: str) -> str:
+    """GSM currency written out for a LaTeX target: ``$16`` -> ``16 dollars``, ``$.40`` -> ``0.40 dollars``,
+    ``$1.5 million`` -> ``1.5 million dollars``, ``$20 bills`` -> ``20-dollar bills``; a comma after the amount
+    that does not open a group of three digits stays after it (``$16, and`` -> ``16 dollars, and``)."""
+
+    def sub(m: re.Match) -> str:
+        amount = (m.group("num") or "0") + (m.group("frac") or "")
+        if m.group("bill") is not None:
+            return f"{amount}{m.group('scale') or ''}-dollar"
+        return f"{amount}{m.group('scale') or ''} dollars"
+
+    return _DOLLARS.sub(sub, text)
 
 
 def _shares_of(rows: Sequence[PairRecord]) -> dict[str, Any]:

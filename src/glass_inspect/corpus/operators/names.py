@@ -35,13 +35,20 @@ CALENDAR_WORDS = {
 }
 TITLE_WORDS = {"Mr", "Mrs", "Ms", "Miss", "Dr", "Prof"}
 _TITLE_SURNAME = re.compile(r"(?<![\w&'’])(Mr|Mrs|Ms|Miss|Dr|Prof)(\.?)[ \t]+([A-Z][a-z]+)\b")  # not "M&Ms. They"
+# a title + capitalised word followed by another capitalised word is a product or compound name ("Mr. Potato Head",
+# "Mr. Pizza Inns") or a full name ("Dr. Hugo Grumpus"): no surname to rename there
+_TITLE_COMPOUND = re.compile(r"[ \t]+[A-Z][A-Za-z'’&-]*")
+# abbreviations that open a place or saint's name ("St. Paul", "Mt. Vernon") and holidays named after a person
+_PLACE_ABBREVIATIONS = ("St.", "Mt.", "Ft.")
+_HOLIDAY = re.compile(r"['’]s[ \t]+(?:Day|Eve)\b")
 _WORD = re.compile(r"\b[A-Z][a-z]+\b")
 _APOSTROPHES = "'’"
 
 
 @lru_cache(maxsize=1)
 def name_table() -> dict[str, Any]:
-    """The name lists of ``data/names.json`` (recognised names by gender, replacement pools, surnames)."""
+    """The name lists of ``data/names.json`` (recognised names by gender, replacement pools, surnames, and the
+    person nouns of the distractor capture guard)."""
     raw = json.loads(resources.files("glass_inspect.corpus").joinpath("data/names.json").read_text(encoding="utf-8"))
     gender = {n: g for g in ("female", "male", "unisex") for n in raw[g]}
     gender.update(raw["ambiguous_gender"])
@@ -50,6 +57,9 @@ def name_table() -> dict[str, Any]:
         "ambiguous": frozenset(raw["ambiguous"]),
         "pool": {g: tuple(raw[f"pool_{g}"]) for g in ("female", "male", "unisex")},
         "surnames": tuple(raw["surnames"]),
+        "person_nouns": frozenset(raw["person_nouns"]),
+        "not_person_nouns": frozenset(raw["not_person_nouns"]),
+        "comparative_bases": frozenset(raw["comparative_bases"]),
     }
 
 
@@ -73,12 +83,17 @@ def person_names(text: str, tex: bool = False) -> dict[str, str]:
     plain = outside_maths(text, tex)
     starts = _sentence_starts(text, tex)
     found: dict[str, str] = {}
+    compound: set[str] = set()
     for m in _TITLE_SURNAME.finditer(plain):
-        if m.group(3) not in CALENDAR_WORDS:
+        if _TITLE_COMPOUND.match(plain, m.end()):
+            compound.add(m.group(3))  # "Mr. Potato Head": a product / compound name, not "Mr. Potato"
+        elif m.group(3) not in CALENDAR_WORDS:
             found[m.group(3)] = "surname"
+    for word in compound:
+        found.pop(word, None)  # one compound use makes every use of the word ambiguous: leave it alone
     for m in _WORD.finditer(plain):
         word = m.group(0)
-        if word in found or word in CALENDAR_WORDS or word not in table["gender"]:
+        if word in found or word in compound or word in CALENDAR_WORDS or word not in table["gender"]:
             continue
         if in_compound_name(plain, word):
             continue
@@ -105,11 +120,14 @@ _CAPITALISED = re.compile(r"[A-Z][A-Za-z'’.&-]*")
 def in_compound_name(plain: str, word: str) -> bool:
     """Whether ``word`` occurs in ``plain`` as part of a multi-word proper name ("San Diego", "Jackson Street",
     "Lincoln Middle School"): right after or before another capitalised word (not a sentence-opening function
-    word, not a title, not a listed first name)."""
+    word, not a title, not a listed first name), after a place abbreviation ("St. Paul", "Mt. Vernon"), or as a
+    holiday's possessive ("St. Patrick's Day", "Valentine's Day")."""
     table = name_table()
     for m in re.finditer(rf"\b{re.escape(word)}\b", plain):
         before = re.search(r"([A-Za-z'’.&-]+) $", plain[: m.start()])
         after = re.match(r" ([A-Za-z'’&-]+)", plain[m.end() :])
+        if (before and before.group(1) in _PLACE_ABBREVIATIONS) or _HOLIDAY.match(plain, m.end()):
+            return True
         if before and _CAPITALISED.fullmatch(before.group(1)):
             prev = before.group(1).rstrip(".")
             if prev.lower() not in _OPENERS and prev not in TITLE_WORDS and not before.group(1).endswith("."):
