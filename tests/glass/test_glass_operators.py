@@ -240,3 +240,60 @@ def test_distractor_donors_lend_only_setup_sentences():
     assert not setup_sentence("Simplify $\\frac{6}{8}$.", True)
     assert not setup_sentence("In the diagram, $AB = 4$.", True)
     assert setup_sentence("A van carries 8 crates.")
+
+
+def test_rename_leaves_title_compounds_and_holidays_alone():
+    # "Mr. Potato Head" is a toy: a title + capitalised word before another capitalised word is no surname
+    text = "Tom got a Mr. Potato Head for his birthday. Note that Mr. Potato Head can be bald. How many does Tom have?"
+    assert person_names(text) == {"Tom": "male"}
+    for seed in range(5):
+        twin = entity_rename(text, seed)
+        assert twin.text.count("Mr. Potato Head") == 2 and set(twin.changes["names"]) == {"Tom"}
+    # a full name after a title is left whole; a plain title + surname is still renamed
+    assert person_names("Dr. Hugo Grumpus has 3 cats. How many cats does Dr. Hugo Grumpus have?") == {}
+    assert person_names("Mr. Smith has 3 pens. How many pens does Mr. Smith have?") == {"Smith": "surname"}
+    assert "Mr. Smith" not in entity_rename("Mr. Smith has 3 pens. How many pens does Mr. Smith have?", 0).text
+    # saints, places and holidays named after a person
+    assert person_names("On St. Patrick's Day, Ann buys 3 roses.") == {"Ann": "female"}
+    assert person_names("Ann flew to St. Paul last week.") == {"Ann": "female"}
+    assert person_names("On Valentine's Day, Ann buys 3 roses.") == {"Ann": "female"}
+
+
+def test_person_nouns_of_the_capture_guard():
+    from glass_inspect.corpus.operators.distract import mentions_gender, person_noun, person_nouns_in
+
+    # listed roles, agent nouns (-er, -or, -ist, -ian, -eer, -man) and their plurals denote persons
+    for word in ("juggler", "blacksmith", "jugglers", "hairstylist", "magician", "auctioneer", "salesmen", "ladies"):
+        assert person_noun(word), word
+    for word in ("firefighters", "children", "people", "toddler", "grader", "counselor", "trumpeters", "aunt"):
+        assert person_noun(word), word
+    # things, function words and comparatives do not
+    for word in ("number", "computer", "water", "paper", "numbers", "median", "radians", "other", "after"):
+        assert not person_noun(word), word
+    for word in ("older", "bigger", "easier", "heavier", "farther", "better", "list", "flavors", "the"):
+        assert not person_noun(word), word
+    assert person_nouns_in("A box is 3 inches longer than a tin.") == []
+    assert person_nouns_in("A juggler can juggle 16 balls.") == ["juggler"]
+    # the audit's misses (gsm-1165, gsm-128): a person noun before a bare "he" is refused
+    assert mentions_gender("A juggler can juggle 16 balls.", {"male"})
+    assert mentions_gender("A blacksmith makes 12 horseshoes a day.", {"male"})
+    assert not mentions_gender("A van carries 8 crates of water.", {"male"})
+    assert not mentions_gender("A juggler can juggle 16 balls.", set())
+
+
+def test_open_money_queries_refuse_money_distractors():
+    from glass_inspect.corpus.operators.distract import mentions_money, open_money_query
+
+    # gsm-776: the query names nothing of the setup and asks what to pay
+    laptop = "The price of a laptop is $1000. If you get a 20% discount, how much do you have to pay?"
+    assert open_money_query(laptop)
+    assert open_money_query("Carmen has $100 and Daisy has $50 more. How much do all three girls have combined?")
+    # a query naming something of its setup, a question without money, a text with no setup: not open
+    assert not open_money_query("Ann buys 3 pens at $2 each. How much did Ann spend?")
+    assert not open_money_query("A laptop costs $1000. How much does the laptop cost after a 20% discount?")
+    assert not open_money_query("A tank holds 30 fish. How many are left after 4 die?")
+    assert not open_money_query("How much do you pay for 3 pens at $2 each?")
+    assert open_money_query("A toy costs 5 dollars. If you buy $3$ of them, how much do you pay?", tex=True)
+    assert mentions_money("A shirt costs 20 dollars.") and mentions_money("Ravi pays $5 for a kite.")
+    assert mentions_money("The shop sells 40 hats a day.")
+    assert not mentions_money("A van carries 8 crates.")
