@@ -88,13 +88,13 @@ def main() -> None:
         pairs = sum(len(ps) for ps in manifests.values())
         per_file = sum(len({p.base_id for p in ps} | {p.twin_id for p in ps}) for ps in manifests.values())
 
-        task = glassgsm(corpus=str(corpus), epochs=args.epochs)
+        task = glassgsm(corpus=str(corpus))
         prompts = [Sample(id=s.id, input=s.input, target=s.target) for s in task.dataset]
         minimal = Task(dataset=prompts, solver=generate(), scorer=match(numeric=True), epochs=Epochs(args.epochs))
 
         glass_t, minimal_t = [], []
         for i in range(args.repeats + 1):  # the first round warms up
-            g, calls, n = timed_eval(glassgsm(corpus=str(corpus), epochs=args.epochs), args.epochs, f"{tmp}/g{i}")
+            g, calls, n = timed_eval(glassgsm(corpus=str(corpus)), args.epochs, f"{tmp}/g{i}")
             m, _, _ = timed_eval(minimal, args.epochs, f"{tmp}/m{i}")
             if i:
                 glass_t.append(g)

@@ -67,10 +67,12 @@ def timed(
 ) -> tuple[float, float, int, int]:
     """(wall seconds, CPU seconds of this process, requests, draws) of one eval."""
     calls = [0]
-    task = glassgsm(corpus=corpus, epochs=draws, **args)
+    in_sample = args.get("layout") == "sample"
+    task = glassgsm(corpus=corpus, **args, **({"draws": draws} if in_sample else {}))
     start, cpu = time.perf_counter(), time.process_time()
     [log] = eval(
         task,
+        epochs=1 if in_sample else draws,
         model=instant_model(calls, honours),
         display="none",
         log_dir=log_dir,

@@ -14,6 +14,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from causal_suite.check import add_arguments as add_check_arguments
+from causal_suite.check import check as check_logs
+from causal_suite.errors import reports_input_errors
 from causal_suite.report import add_arguments as add_report_arguments
 from causal_suite.report import build_report
 from causal_suite.rescore import add_arguments as add_rescore_arguments
@@ -188,7 +191,13 @@ def main(argv: list[str] | None = None) -> int:
     add_report_arguments(report)
     rescore = sub.add_parser("score", help="re-score a log with its own scorers and their recorded arguments")
     add_rescore_arguments(rescore)
+    checker = sub.add_parser(
+        "check", help="exit 1 when a log did not end in success (inspect eval exits 0 whatever the status)"
+    )
+    add_check_arguments(checker)
     args = parser.parse_args(argv)
+    if args.command == "check":
+        return reports_input_errors("causal-suite check")(check_logs)(args.logs)
     if args.command == "score":
         scored = rescore_log(args.log, args.append, args.out)
         print(

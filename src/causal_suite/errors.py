@@ -45,19 +45,26 @@ def _suite_params() -> set[str]:
     return set().union(*_SUITE_PARAMS.values())
 
 
-def strict_params(fn: F) -> F:
+def strict_params(fn: F | None = None, *, hints: dict[str, str] | None = None) -> Any:
     """Make a ``@task`` function reject parameters it does not have (inspect only warns and runs on).
 
-    Apply below ``@task``. An unknown ``-T name=value`` then fails with one sentence listing the valid names, unless
-    another task of the suite takes that parameter: then it is dropped with a warning, as inspect does, so one
-    ``inspect eval-set`` over several suite tasks can pass each its own parameters (a typo still fails).
+    Apply below ``@task`` (``@strict_params`` or ``@strict_params(hints={...})``). An unknown ``-T name=value``
+    then fails with one sentence listing the valid names, unless another task of the suite takes that parameter:
+    then it is dropped with a warning, as inspect does, so one ``inspect eval-set`` over several suite tasks can pass
+    each its own parameters (a typo still fails). ``hints`` maps a parameter the task no longer takes to the
+    sentence that says what to pass instead (it fails with that sentence, even if another suite task takes it).
     """
+    if fn is None:
+        return functools.partial(strict_params, hints=hints)
     sig = inspect.signature(fn)
     valid = [p for p in sig.parameters if sig.parameters[p].kind is not inspect.Parameter.VAR_KEYWORD]
     _SUITE_PARAMS[fn.__name__] = set(valid)
+    moved = dict(hints or {})
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for name in sorted(set(kwargs) & set(moved)):
+            raise SuiteInputError(f"Task '{fn.__name__}' has no parameter '{name}': {moved[name]}")
         unknown = set(kwargs) - set(valid)
         foreign = unknown & _suite_params() if unknown else set()
         if unknown - foreign:
@@ -71,7 +78,7 @@ def strict_params(fn: F) -> F:
 
     extra = inspect.Parameter("unknown_params", inspect.Parameter.VAR_KEYWORD)
     wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), extra])  # type: ignore[attr-defined]
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def require_extra(module: str, extra: str, purpose: str) -> ModuleType:

@@ -44,6 +44,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig,
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
+from causal_suite.scores import named
 from causalverify_inspect.extraction import (
     Extracted,
     Extraction,
@@ -158,12 +159,15 @@ class NoExtractorError(RuntimeError):
 
 
 async def _ask_extractor(
-    family: str, code: str, stdout: str, extraction: Extraction | None = None
+    family: str, code: str, stdout: str, extraction: Extraction | None = None, meta: dict | None = None
 ) -> tuple[float | None, str]:
+    """Ask the ``extractor`` role for the effect; ``meta`` (the score's metadata) gets the model that answered."""
     try:
         extractor = get_model(role="extractor", required=True)
     except Exception as exc:  # inspect raises its own PrerequisiteError when the role is not bound
         raise NoExtractorError(str(exc)) from None
+    if meta is not None:
+        meta["extractor_model"] = str(extractor)
     reason = extraction.reason if extraction is not None else "no rule matched"
     lines = extraction.candidate_lines() if extraction is not None else []
     prompt = EXTRACTOR_USER.format(
@@ -241,7 +245,7 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
             estimate = extraction.estimate
             if estimate is None and has_numbers(stdout):
                 try:
-                    effect, rationale = await _ask_extractor(family, run["code"], stdout, extraction)
+                    effect, rationale = await _ask_extractor(family, run["code"], stdout, extraction, base_meta)
                 except ExtractorReplyError as exc:
                     return Score.unscored(reason="grader_failed", explanation=str(exc), metadata=base_meta)
                 except NoExtractorError as exc:
@@ -296,9 +300,9 @@ def _values(scores: list[SampleScore]) -> list[dict]:
 def conditional_pass() -> Metric:
     """P(L2b+ | L2b): among runs that executed, the share whose estimate matched (App. C.2)."""
 
-    def compute(scores: list[SampleScore]) -> float:
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
         ran = [v for v in _values(scores) if v["L2b"] == 1]
-        return float(np.mean([v["L2b_plus"] for v in ran])) if ran else float("nan")
+        return named("conditional_pass", float(np.mean([v["L2b_plus"] for v in ran])) if ran else float("nan"))
 
     return compute
 

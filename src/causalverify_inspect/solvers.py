@@ -19,6 +19,7 @@ from causalverify_inspect.dataset import cached_response_path, read_cached_respo
 from causalverify_inspect.extraction import extract_r_code, reply_json_object
 from causalverify_inspect.prompts import CALIBRATION_SYSTEM, CALIBRATION_USER
 from causalverify_inspect.packages import loaded_packages, missing_query
+from causal_suite.inspect_compat import registry_unqualified_name
 from causalverify_inspect.sandbox import NOTE_PREFIX
 
 SCRIPT_NAME = "cv_analysis.R"
@@ -74,8 +75,25 @@ def timed_out(returncode: int | None, seconds: float, timeout: int) -> bool:
     return returncode in (124, 137) and seconds >= timeout
 
 
+class SandboxReplacedError(RuntimeError):
+    """The sample's sandbox is not the one the task chose (inspect's ``--sandbox`` replaced it)."""
+
+
+def check_sandbox(expected: str | None) -> None:
+    """Fail with one sentence when the sample's sandbox is not of type ``expected`` (None: any)."""
+    if expected is None:
+        return
+    running = registry_unqualified_name(type(sandbox().as_type(SandboxEnvironment)))
+    if running != expected:
+        raise SandboxReplacedError(
+            f"exp_b: inspect's --sandbox replaced the task's R sandbox '{expected}' with '{running}' (the log's "
+            f"r_environment would describe the wrong one): drop --sandbox and choose with -T sandbox=auto|docker|"
+            "docker-debian|confined."
+        )
+
+
 @solver
-def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
+def run_r_block(timeout: int = 60, upstream_wrapper: bool = False, sandbox_type: str | None = None) -> Solver:
     """Extract the response's R block (L2a) and run it with ``Rscript --vanilla`` in the sandbox (L2b = exit 0).
 
     The record keeps everything the sandbox captured (each stream capped by the sandbox: its first and last halves;
@@ -86,6 +104,9 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
         timeout: Wall-clock seconds for the run.
         upstream_wrapper: Run the code inside upstream's wrapper (see :func:`wrap_like_upstream`), for parity when
             re-scoring upstream's responses.
+        sandbox_type: The sandbox type the task chose (``confined``, ``docker``); a sample whose sandbox is another
+            (inspect's ``--sandbox`` replaced the task's) fails with one sentence before anything runs, so the log
+            never scores R code in an environment its metadata does not describe. None: no check.
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -102,6 +123,7 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False) -> Solver:
             "wrapper": "upstream" if upstream_wrapper else "none",
         }
         if blocks.code is not None:
+            check_sandbox(sandbox_type)
             script = wrap_like_upstream(blocks.code) if upstream_wrapper else blocks.code + "\n"
             record["packages"] = loaded_packages(blocks.code)
             record["missing_packages"] = await missing_packages(record["packages"])

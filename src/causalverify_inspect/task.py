@@ -91,17 +91,18 @@ def exp_b(
     else:
         respond = [system_message(EXP_B_SYSTEM), generate()]
     wrapper = responses is not None if upstream_wrapper is None else upstream_wrapper
-    solver = [*respond, run_r_block(timeout=timeout, upstream_wrapper=wrapper)]
-    if calibration:
-        solver.append(rate_own_workflow())
     choice = resolve_sandbox(sandbox, profile)
     announce(choice)
+    spec = choice.spec(timeout)
+    solver = [*respond, run_r_block(timeout=timeout, upstream_wrapper=wrapper, sandbox_type=spec.type)]
+    if calibration:
+        solver.append(rate_own_workflow())
     return Task(
         dataset=dataset,
         solver=solver,
         scorer=exp_b_scorer(tolerance=tolerance, es_windows=es_windows, calibration=calibration),
         metrics=exp_b_metrics(calibration),
-        sandbox=choice.spec(timeout),
+        sandbox=spec,
         config=GenerateConfig(max_tokens=8192),
         version=task_version("causalverify_inspect", "exp_b"),
         metadata={

@@ -24,7 +24,7 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from causal_suite.fragility import break_event, ccd_pi, is_fragile, solved
 from causal_suite.fragility import break_rate as break_rate_of
-from causal_suite.scores import is_unscored
+from causal_suite.scores import is_unscored, named
 from glass_inspect.corpus.contract import IDENTITY
 
 
@@ -99,7 +99,7 @@ def base_accuracy() -> Metric:
     """Mean Y over the base problems."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        return _mean(base_outcomes(scores).values())
+        return named("base_accuracy", _mean(base_outcomes(scores).values()))
 
     return compute
 
@@ -109,7 +109,7 @@ def break_rate() -> Metric:
     """P(B=1 | Y(base)=1) over all non-identity pairs."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        return _break_rate(_perturbing(scores))
+        return named("break_rate", _break_rate(_perturbing(scores)))
 
     return compute
 
@@ -147,7 +147,7 @@ def mean_pi() -> Metric:
     """Mean pi(J) over the solved bases that have twins."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        return _mean(pi_by_base(scores).values())
+        return named("mean_pi", _mean(pi_by_base(scores).values()))
 
     return compute
 
@@ -157,7 +157,7 @@ def fragile_fraction() -> Metric:
     """Share of solved bases with pi > 0.05 (§7 step 9; ``causal_suite.fragility.FRAGILE_THRESHOLD``)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        return _mean([is_fragile(pi) for pi in pi_by_base(scores).values()])
+        return named("fragile_fraction", _mean([is_fragile(pi) for pi in pi_by_base(scores).values()]))
 
     return compute
 
@@ -167,7 +167,7 @@ def identity_floor() -> Metric:
     """Break rate of identity twins: the re-sampling floor of B (§7 step 8)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        return _break_rate([p for p in pair_outcomes(scores) if p.operator == IDENTITY])
+        return named("identity_floor", _break_rate([p for p in pair_outcomes(scores) if p.operator == IDENTITY]))
 
     return compute
 

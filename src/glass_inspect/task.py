@@ -2,14 +2,17 @@
 Difficulty for LLMs*, arXiv:2611.02065, §1, §3, §7 step 8, §11), and the No-Op audit task (§3.3).
 
 Each unique prompt text of the chosen dose manifests (bases and twins; identity twins kept apart) is answered
-``epochs`` times at ``temperature`` (one draw per inspect epoch, or with ``layout=sample`` all draws inside one
-sample: one request with ``num_choices`` where the provider supports it; ``solvers`` module docstring); Y is the modal extracted answer's exact match (``scorers.modal_answer``), and
+5 times at ``temperature`` (one draw per inspect epoch, so ``--epochs N`` sets the draws and the log's eval config
+says how many ran; or with ``layout=sample`` ``draws`` draws inside one sample: one request with ``num_choices``
+where the provider supports it; ``solvers`` module docstring); Y is the modal extracted answer's exact match
+(``scorers.modal_answer``), and
 the metrics report base accuracy, break rates P(B=1 | Y(base)=1) overall / per family / per dose, mean pi,
 the fragile fraction and the identity-twin floor.
 
     inspect eval glass_inspect/glassgsm --model offline/gemma-3-270m --limit 2 --epochs 1
     inspect eval glass_inspect/glassmath -T corpus=out/math -T doses=1,9 -T families=sentence_reorder
     inspect eval glass_inspect/glassgsm -T layout=sample --model vllm/...   # 5 draws per request
+    inspect eval glass_inspect/glassgsm -T layout=sample -T draws=3 --model vllm/...   # 3 draws per request
 
 The task metadata ``glass`` (``log.eval.metadata["glass"]``) records the corpus, suite, doses, families and the
 manifests used (dose, path, sha256), which Frail reads back with the sample metadata.
@@ -39,8 +42,30 @@ from glass_inspect.scorers import glass_match, modal_answer, noop_verdict
 from glass_inspect.solvers import adjudicate, glass_solve, parse_choices, parse_layout
 
 DEFAULT_DOSES = ",".join(map(str, DOSES))
-NUM_EPOCHS = 5
+NUM_EPOCHS = 5  # draws per prompt (§3.1): the task's epochs, or the in-sample draws of layout=sample
 TEMPERATURE = 0.2
+EPOCHS_MOVED = {
+    "epochs": "the draws per prompt are inspect's epochs: pass --epochs N (default 5; the log's eval config "
+    "records what ran), or with -T layout=sample pass -T draws=N."
+}
+
+
+def _draws(draws: int | None, layout: str) -> int:
+    """The in-sample draws of ``layout=sample`` (default 5); with ``layout=epochs`` the draws are the epochs."""
+    if draws is None:
+        return NUM_EPOCHS
+    if layout != "sample":
+        raise SuiteInputError(
+            f"draws={draws!r} is for -T layout=sample; with layout=epochs the draws per prompt are inspect's "
+            "epochs: pass --epochs N (default 5)."
+        )
+    try:
+        n = int(draws)
+    except (TypeError, ValueError):
+        n = 0
+    if n < 1 or str(n) != str(draws).strip():
+        raise SuiteInputError(f"draws={draws!r}: the draws per prompt must be a whole number >= 1.")
+    return n
 
 
 def glass_task(
@@ -48,20 +73,18 @@ def glass_task(
     corpus: str | None,
     doses: str | int | list[int],
     families: str | list[str] | None,
-    epochs: int,
     temperature: float,
     identity: bool,
     layout: str = "epochs",
     choices: str | bool = "auto",
+    draws: int | None = None,
 ) -> Task:
-    """The eval task of one suite (shared by ``glassgsm`` and ``glassmath``); validates before any model call."""
+    """The eval task of one suite (shared by ``glassgsm`` and ``glassmath``); validates before any model call.
+
+    The draws per prompt are the task's epochs (5, so ``--epochs N`` overrides them and the log's eval config
+    records the number that ran), or with ``layout=sample`` one epoch of ``draws`` in-sample draws (5)."""
     layout, choices = parse_layout(layout), parse_choices(choices)
-    try:
-        epochs = int(epochs)
-    except (TypeError, ValueError):
-        epochs = 0
-    if epochs < 1:
-        raise SuiteInputError("epochs: the draws per prompt must be a whole number >= 1.")
+    n_draws = _draws(draws, layout)
     if corpus is None:
         root = Path(default_corpus(suite))
     else:
@@ -71,12 +94,12 @@ def glass_task(
     selection = GlassSelection(root, suite, parse_doses(doses), parse_families(families), bool(identity))
     dataset, meta = glass_dataset(selection)
     in_sample = layout == "sample"
-    meta |= {"layout": layout} | ({"draws": epochs, "choices": choices} if in_sample else {})
+    meta |= {"layout": layout} | ({"draws": n_draws, "choices": choices} if in_sample else {})
     return Task(
         dataset=dataset,
-        solver=glass_solve(suite, draws=epochs, choices=choices) if in_sample else glass_solve(suite),
+        solver=glass_solve(suite, draws=n_draws, choices=choices) if in_sample else glass_solve(suite),
         scorer=glass_match(suite),
-        epochs=Epochs(1 if in_sample else epochs, modal_answer()),
+        epochs=Epochs(1 if in_sample else NUM_EPOCHS, modal_answer()),
         config=GenerateConfig(temperature=temperature),
         metadata={"glass": meta},
         version=task_version("glass_inspect", f"glass{suite}"),
@@ -84,16 +107,16 @@ def glass_task(
 
 
 @task
-@strict_params
+@strict_params(hints=EPOCHS_MOVED)
 def glassgsm(
     corpus: str | None = None,
     doses: str | int | list[int] = DEFAULT_DOSES,
     families: str | list[str] | None = None,
-    epochs: int = NUM_EPOCHS,
     temperature: float = TEMPERATURE,
     identity: bool = True,
     layout: str = "epochs",
     choices: str | bool = "auto",
+    draws: int | None = None,
 ) -> Task:
     """GlassGSM: GSM8K-style word problems and their meaning-preserving twins.
 
@@ -103,7 +126,6 @@ def glassgsm(
         doses: Dose manifests to cover, comma-separated or a list (default ``1,3,5,7,9``).
         families: Twin families to include, comma-separated (default: entity_rename, sentence_reorder,
             irrelevant_context).
-        epochs: Draws per prompt; Y is the modal answer over them (default 5).
         temperature: Sampling temperature of every draw (default 0.2).
         identity: Include identity twins (the re-sampling floor); default true.
         layout: ``epochs`` (one draw per inspect epoch, default) or ``sample`` (all draws of a prompt inside one
@@ -111,21 +133,23 @@ def glassgsm(
         choices: With ``layout=sample``: ``auto`` (ask for all draws in one request, draw what is missing with
             single requests), ``true`` (the provider returns them; fewer fails the sample) or ``false`` (one
             concurrent request per draw).
+        draws: With ``layout=sample``: draws per prompt (default 5). With ``layout=epochs`` the draws are the
+            task's epochs (5): pass ``--epochs N``; Y is the modal answer over the draws.
     """
-    return glass_task("gsm", corpus, doses, families, epochs, temperature, identity, layout, choices)
+    return glass_task("gsm", corpus, doses, families, temperature, identity, layout, choices, draws)
 
 
 @task
-@strict_params
+@strict_params(hints=EPOCHS_MOVED)
 def glassmath(
     corpus: str | None = None,
     doses: str | int | list[int] = DEFAULT_DOSES,
     families: str | list[str] | None = None,
-    epochs: int = NUM_EPOCHS,
     temperature: float = TEMPERATURE,
     identity: bool = True,
     layout: str = "epochs",
     choices: str | bool = "auto",
+    draws: int | None = None,
 ) -> Task:
     """GlassMATH: competition mathematics problems (Hendrycks MATH style) and their twins.
 
@@ -135,7 +159,6 @@ def glassmath(
         doses: Dose manifests to cover, comma-separated or a list (default ``1,3,5,7,9``).
         families: Twin families to include, comma-separated (default: entity_rename, sentence_reorder,
             irrelevant_context).
-        epochs: Draws per prompt; Y is the modal answer over them (default 5).
         temperature: Sampling temperature of every draw (default 0.2).
         identity: Include identity twins (the re-sampling floor); default true.
         layout: ``epochs`` (one draw per inspect epoch, default) or ``sample`` (all draws of a prompt inside one
@@ -143,8 +166,10 @@ def glassmath(
         choices: With ``layout=sample``: ``auto`` (ask for all draws in one request, draw what is missing with
             single requests), ``true`` (the provider returns them; fewer fails the sample) or ``false`` (one
             concurrent request per draw).
+        draws: With ``layout=sample``: draws per prompt (default 5). With ``layout=epochs`` the draws are the
+            task's epochs (5): pass ``--epochs N``; Y is the modal answer over the draws.
     """
-    return glass_task("math", corpus, doses, families, epochs, temperature, identity, layout, choices)
+    return glass_task("math", corpus, doses, families, temperature, identity, layout, choices, draws)
 
 
 @task

@@ -244,7 +244,7 @@ def test_conditional_pass_and_taxonomy_metrics():
         {**base, "L2b": 0.0, "L2b_plus": 0.0, "fail_execution_failure": 1.0},
     ]
     scores = [sample_score(r) for r in rows]
-    assert conditional_pass()(scores) == pytest.approx(0.5)
+    assert conditional_pass()(scores) == pytest.approx({"conditional_pass": 0.5})
     taxonomy = failure_taxonomy()(scores)
     assert taxonomy["other"] == pytest.approx(1 / 3) and taxonomy["execution_failure"] == pytest.approx(1 / 3)
 

@@ -133,6 +133,27 @@ def test_reference_solutions_pass_l2b_plus_for_every_family(scenario_dir, script
     assert "treat_x_post: int64" in did_prompt and "unit_id  period" in did_prompt
     metrics = {name: m.value for es in log.results.scores for name, m in es.metrics.items()}
     assert metrics["conditional_pass"] == 1.0 and metrics["IV_L2b_plus"] == 1.0
+    # short names in the log (the viewer shows EvalMetric.name): no package prefix, L2b+ first
+    names = [m.name for es in log.results.scores for m in es.metrics.values()]
+    assert names[:2] == ["L2b_plus", "L2b"] and "conditional_pass" in names and not any("/" in n for n in names)
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+def test_a_sandbox_replaced_by_inspects_flag_fails_the_sample_with_one_sentence(scenario_dir, scripted, tmp_path):
+    """``--sandbox local`` would run the R unconfined while the log's r_environment says confined: refused."""
+    [log] = eval(
+        exp_b(scenarios=str(scenario_dir), ids="t1", sandbox="confined", timeout=30),
+        model=scripted(answer(REFERENCE_R["DID"])),
+        sandbox="local",
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    assert log.status == "error" and log.eval.sandbox.type == "local"
+    assert log.eval.metadata["sandbox"] == "confined"
+    message = log.samples[0].error.message
+    assert "--sandbox replaced the task's R sandbox 'confined' with 'local'" in message
+    assert "-T sandbox=" in message and "cv_run" not in log.samples[0].store  # nothing ran
 
 
 @pytest.mark.needs_r

@@ -239,8 +239,9 @@ def test_frail_pairs_reads_a_real_glassgsm_log(tmp_path, scripted, capsys):
         return f"Thinking.\nANSWER: {'0' if record.text_id in broken else record.answer}"
 
     [log] = eval(
-        glassgsm(corpus=str(corpus), doses="1,3", epochs=1),
+        glassgsm(corpus=str(corpus), doses="1,3"),
         model=scripted(reply),
+        epochs=1,
         display="none",
         log_dir=str(tmp_path / "logs"),
     )

@@ -72,7 +72,7 @@ def test_one_request_per_prompt_when_the_provider_returns_choices(tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     calls: list[tuple[str, int, int]] = []
     log = run(sample_task(corpus), choices_model(DRAWS, calls), tmp_path)
-    assert log.status == "success" and log.eval.task_version == "1-B"
+    assert log.status == "success" and log.eval.task_version == "1-C"
     assert sorted(calls) == sorted((sid, 1, EPOCHS) for sid in TEXTS)  # one request per prompt, draws 1..5
     assert len(log.samples) == len(TEXTS) and {s.epoch for s in log.samples} == {1}
     assert reduced(log) == {k: float(v) for k, v in EXPECTED_Y.items()}
@@ -179,7 +179,7 @@ def test_epochs_override_pools_the_draws_of_every_epoch(tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     calls: list[tuple[str, int, int]] = []
     log = run(
-        glassgsm(corpus=str(corpus), doses="1,3", layout="sample", epochs=2),
+        glassgsm(corpus=str(corpus), doses="1,3", layout="sample", draws=2),
         choices_model(DRAWS, calls),
         tmp_path,
         epochs=2,
@@ -198,14 +198,18 @@ def test_bad_layout_or_choices_fail_clearly(tmp_path):
     with pytest.raises(SuiteInputError, match="choices 'maybe'"):
         glassgsm(corpus=str(corpus), layout="sample", choices="maybe")
     with pytest.raises(SuiteInputError, match="whole number >= 1"):
-        glassgsm(corpus=str(corpus), epochs=0)
+        glassgsm(corpus=str(corpus), layout="sample", draws=0)
+    with pytest.raises(SuiteInputError, match="pass --epochs N"):  # the draws of the epochs layout are its epochs
+        glassgsm(corpus=str(corpus), draws=3)
+    with pytest.raises(SuiteInputError, match="has no parameter 'epochs': .*--epochs N.*-T draws=N"):
+        glassgsm(corpus=str(corpus), epochs=2)
 
 
 @pytest.mark.offline_model
 def test_offline_model_draws_every_answer_in_one_request(tmp_path):
     """End to end on the offline model (several choices per request, a seed each): one request per prompt."""
     [log] = eval(
-        glassgsm(layout="sample", epochs=3),
+        glassgsm(layout="sample", draws=3),
         model="offline/gemma-3-270m",
         limit=2,
         max_tokens=6,

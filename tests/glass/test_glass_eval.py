@@ -201,7 +201,7 @@ def test_end_to_end_break_metrics(tmp_path):
         {"dose": d, "path": str(manifest_path(corpus, d)), "sha256": sha256_file(manifest_path(corpus, d))}
         for d in (1, 3)
     ]
-    assert log.eval.task_version == "1-B"  # from glass_inspect/eval.yaml
+    assert log.eval.task_version == "1-C"  # from glass_inspect/eval.yaml
 
     sample = next(s for s in log.samples if s.id == "g1-ic" and s.epoch == 1)
     assert sample.metadata["doses"] == [3] and sample.metadata["operator"] == "irrelevant_context"
@@ -232,6 +232,9 @@ def test_generate_calls_equal_unique_prompts_times_epochs(tmp_path, scripted):
     model = scripted(lambda prompt: "ANSWER: 7")
     log = run(glassgsm(corpus=str(corpus), doses="1,3"), model, tmp_path, epochs=2)  # like --epochs 2
     assert log.reductions[0].reducer == "modal_answer"  # overriding the epoch count keeps the reducer
+    # the log says what ran: 2 draws in the eval config, no task argument claiming 5 (the viewer's header shows both)
+    assert log.eval.config.epochs == 2 and "epochs" not in log.eval.task_args
+    assert {s.epoch for s in log.samples} == {1, 2}
     pairs = sum(len(t) for t in MANIFESTS.values())
     assert len(log.samples) == len(TEXTS) * 2
     assert len(model.prompts) == len(TEXTS) * 2 < (pairs + 3) * 2  # 12 texts, not 15 pairs + 3 bases
@@ -307,7 +310,7 @@ def test_math_task_reads_a_math_corpus(tmp_path, scripted):
     pool = [record(t, "math") for t in ("g1", "g1-er")]
     corpus = write_corpus(tmp_path / "corpus", "math", pool, {1: ["g1-er"]})
     model = scripted("So we get \\boxed{\\dfrac{14}{2}}.")
-    log = run(glassmath(corpus=str(corpus), doses=1, epochs=1), model, tmp_path)
+    log = run(glassmath(corpus=str(corpus), doses=1), model, tmp_path, epochs=1)
     assert [s.value for s in log.reductions[0].samples] == [1.0, 1.0]
     assert "\\boxed{<final answer>}" in log.samples[0].messages[0].text
 

@@ -171,16 +171,16 @@ SCORES = [
 
 
 def test_metrics_by_hand():
-    assert base_accuracy()(SCORES) == pytest.approx(2 / 3)
-    assert break_rate()(SCORES) == pytest.approx(1 / 6)
+    assert base_accuracy()(SCORES) == pytest.approx({"base_accuracy": 2 / 3})
+    assert break_rate()(SCORES) == pytest.approx({"break_rate": 1 / 6})
     assert family_break_rate()(SCORES) == pytest.approx(
         {"break_rate_entity_rename": 0.0, "break_rate_irrelevant_context": 0.0, "break_rate_sentence_reorder": 1 / 3}
     )
     assert dose_break_rate()(SCORES) == pytest.approx({"break_rate_m1": 0.0, "break_rate_m3": 1 / 4})
     assert pi_by_base(SCORES) == pytest.approx({"A": 0.25, "B": 0.0})
-    assert mean_pi()(SCORES) == pytest.approx(0.125)
-    assert fragile_fraction()(SCORES) == pytest.approx(0.5)
-    assert identity_floor()(SCORES) == pytest.approx(2 / 4)
+    assert mean_pi()(SCORES) == pytest.approx({"mean_pi": 0.125})
+    assert fragile_fraction()(SCORES) == pytest.approx({"fragile_fraction": 0.5})
+    assert identity_floor()(SCORES) == pytest.approx({"identity_floor": 2 / 4})
 
 
 def test_metrics_use_same_text_copies_and_skip_unscored():
@@ -193,14 +193,15 @@ def test_metrics_use_same_text_copies_and_skip_unscored():
             score=Score.unscored(reason="scoring_failed"), sample_id="A", sample_metadata=SCORES[0].sample_metadata
         )
     ]
-    assert base_accuracy()(unscored) == pytest.approx(1 / 2)  # A is out; its twins have no base Y
+    assert base_accuracy()(unscored) == pytest.approx({"base_accuracy": 1 / 2})  # A is out; its twins have no base Y
     assert pi_by_base(unscored) == {"B": 0.0}
 
 
 def test_metrics_without_a_solved_base_are_nan():
     unsolved = [sample("C", "C", "base", [1], 0.0), sample("C-er", "C", "entity_rename", [1], 1.0)]
-    assert base_accuracy()(unsolved) == 0.0
-    assert math.isnan(break_rate()(unsolved)) and math.isnan(mean_pi()(unsolved))
-    assert math.isnan(fragile_fraction()(unsolved)) and math.isnan(identity_floor()(unsolved))
+    assert base_accuracy()(unsolved) == {"base_accuracy": 0.0}
+    assert math.isnan(break_rate()(unsolved)["break_rate"]) and math.isnan(mean_pi()(unsolved)["mean_pi"])
+    assert math.isnan(fragile_fraction()(unsolved)["fragile_fraction"])
+    assert math.isnan(identity_floor()(unsolved)["identity_floor"])
     assert math.isnan(family_break_rate()(unsolved)["break_rate_entity_rename"])
-    assert math.isnan(base_accuracy()([]))
+    assert math.isnan(base_accuracy()([])["base_accuracy"])
