@@ -17,13 +17,16 @@ Several choices per request (``num_choices``, e.g. the glass tasks' in-sample dr
 each with its own seed; the prompt's tokens are counted once. A cancelled request (Ctrl-C, SIGTERM, a sample
 limit) stops within one token. Responses are capped at ``max_tokens_cap`` tokens (``-M max_tokens_cap=N``,
 default 1024): a base model does not stop by itself, and a task's cap for capable models (exp_b asks for 8,192)
-would keep two CPU cores busy for minutes per sample; a capped response says so in its metadata.
+would keep two CPU cores busy for minutes per sample; a capped response says so in its metadata. llama.cpp's
+load messages go to the debug log (``--log-level debug``), not the console.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import hashlib
+import logging
 import os
 import threading
 from collections import Counter
@@ -76,19 +79,52 @@ def render_prompt(messages: list[ChatMessage]) -> str:
     return "\n\n".join(m.text for m in messages if m.text)
 
 
+logger = logging.getLogger(__name__)
 _LOCK = threading.Lock()
 _LLAMAS: dict[str, Any] = {}
 
 
+_LOAD_LOG: list[str] = []
+_QUIET: list[Any] = []  # the ctypes log callback, kept alive while llama.cpp may call it
+
+
+def _quiet_callback(llama_cpp: Any) -> Any:
+    """A llama.cpp log callback that keeps the load's messages in ``_LOAD_LOG`` instead of printing them.
+
+    ``verbose=False`` does not silence everything: this llama.cpp build reports e.g. "llama_kv_cache_iswa: using
+    full-size SWA cache" at a level llama-cpp-python prints, once per model load (issue 19). The load's messages
+    are logged at debug level, and shown when the load fails."""
+    if not _QUIET:
+
+        @llama_cpp.llama_log_callback
+        def keep(level: int, text: bytes, user_data: Any) -> None:
+            _LOAD_LOG.append(text.decode("utf-8", "replace"))
+
+        _QUIET.append(keep)
+    return _QUIET[0]
+
+
 def _load(path: Path, n_threads: int) -> Any:
-    """One ``Llama`` per (model file, threads) per process, loaded once even when several roles ask at once."""
+    """One ``Llama`` per (model file, threads) per process, loaded once even when several roles ask at once;
+    llama.cpp's load messages go to the debug log, not the console."""
     llama_cpp = require_extra("llama_cpp", "local", "The offline default model")
     key = f"{path}|{n_threads}"
     with _LOCK:
         if key not in _LLAMAS:
-            _LLAMAS[key] = llama_cpp.Llama(
-                model_path=str(path), n_ctx=N_CTX, n_threads=n_threads, verbose=False, seed=DEFAULT_SEED
-            )
+            from llama_cpp import _logger as llama_logger
+
+            _LOAD_LOG.clear()
+            llama_cpp.llama_log_set(_quiet_callback(llama_cpp), ctypes.c_void_p(0))
+            try:
+                _LLAMAS[key] = llama_cpp.Llama(
+                    model_path=str(path), n_ctx=N_CTX, n_threads=n_threads, verbose=False, seed=DEFAULT_SEED
+                )
+            except Exception:
+                logger.warning("llama.cpp could not load %s:\n%s", path, "".join(_LOAD_LOG[-40:]))
+                raise
+            finally:
+                llama_cpp.llama_log_set(llama_logger.llama_log_callback, ctypes.c_void_p(0))
+            logger.debug("llama.cpp load of %s:\n%s", path, "".join(_LOAD_LOG))
         return _LLAMAS[key]
 
 

@@ -70,3 +70,21 @@ async def test_a_cancelled_generation_stops_promptly():
     # the model is free again at once: a short request does not wait for the cancelled one's 1000 tokens
     await model.generate("Hi", config=GenerateConfig(max_tokens=2))
     assert time.monotonic() - started < 5
+
+
+@pytest.mark.offline_model
+def test_loading_and_generating_print_no_llama_cpp_lines():
+    """verbose=False left "llama_kv_cache_iswa: using full-size SWA cache" on stderr at every load (issue 19)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio\n"
+        "from inspect_ai.model import GenerateConfig, get_model\n"
+        "m = get_model('offline/gemma-3-270m')\n"
+        "out = asyncio.run(m.generate('Q: 1+1?\\nA:', config=GenerateConfig(max_tokens=3)))\n"
+        "print(out.usage.output_tokens > 0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr[-2000:]
+    assert "llama_" not in done.stderr and "SWA cache" not in done.stderr, done.stderr[-2000:]
