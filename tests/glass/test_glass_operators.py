@@ -13,7 +13,9 @@ from glass_inspect.corpus.operators import (
     entity_rename,
     identity,
     irrelevant_context,
+    maths_letters,
     name_table,
+    outside_maths,
     person_names,
     segment,
     sentence_reorder,
@@ -257,7 +259,7 @@ def test_rename_leaves_title_compounds_and_holidays_alone():
 
 
 def test_person_nouns_of_the_capture_guard():
-    from glass_inspect.corpus.operators.distract import mentions_gender, person_noun, person_nouns_in
+    from glass_inspect.corpus.operators import mentions_gender, person_noun, person_nouns_in
 
     # listed roles, agent nouns (-er, -or, -ist, -ian, -eer, -man) and their plurals denote persons
     for word in ("juggler", "blacksmith", "jugglers", "hairstylist", "magician", "auctioneer", "salesmen", "ladies"):
@@ -279,7 +281,7 @@ def test_person_nouns_of_the_capture_guard():
 
 
 def test_open_money_queries_refuse_money_distractors():
-    from glass_inspect.corpus.operators.distract import mentions_money, open_money_query
+    from glass_inspect.corpus.operators import mentions_money, open_money_query
 
     # gsm-776: the query names nothing of the setup and asks what to pay
     laptop = "The price of a laptop is $1000. If you get a 20% discount, how much do you have to pay?"
@@ -294,3 +296,13 @@ def test_open_money_queries_refuse_money_distractors():
     assert mentions_money("A shirt costs 20 dollars.") and mentions_money("Ravi pays $5 for a kite.")
     assert mentions_money("The shop sells 40 hats a day.")
     assert not mentions_money("A van carries 8 crates.")
+
+
+def test_an_escaped_dollar_neither_opens_nor_closes_a_maths_span():
+    # "$\$5$" is one maths span holding a currency sign; a bare "\$5" in the prose is no span at all
+    text = r"A toy costs $\$5$. If you buy $3$ of them, how much do you pay?"
+    assert segment(text, True).sentences == (r"A toy costs $\$5$.", "If you buy $3$ of them, how much do you pay?")
+    assert outside_maths(text, True) == "A toy costs      . If you buy     of them, how much do you pay?"
+    prose = r"A pen costs \$5 each. Ann has $x$ pens. What is $x$?"
+    assert segment(prose, True).sentences == (r"A pen costs \$5 each.", "Ann has $x$ pens.", "What is $x$?")
+    assert maths_letters(prose) == {"x"}

@@ -3,8 +3,7 @@ hand audit of issue 17 found."""
 
 from __future__ import annotations
 
-from glass_inspect.corpus.operators import back_references, glued, segment, sentence_reorder
-from glass_inspect.corpus.operators.reorder import repairable_people
+from glass_inspect.corpus.operators import back_references, glued, repairable_people, segment, sentence_reorder
 
 
 def graph(text: str) -> dict[int, set[int]]:

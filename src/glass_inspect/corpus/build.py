@@ -59,7 +59,7 @@ from glass_inspect.corpus.operators import (
     segment,
     sentence_reorder,
 )
-from glass_inspect.corpus.operators.distract import mentions_money, open_money_query
+from glass_inspect.corpus.operators import mentions_money, open_money_query
 from glass_inspect.corpus.sources import Problem, load_source, source_sha
 
 _SHORT = {"entity_rename": "rename", "sentence_reorder": "reorder"}

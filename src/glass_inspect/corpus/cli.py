@@ -76,7 +76,7 @@ def _build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         help="a further source of the same suite whose setup sentences may serve as distractors "
-        "(repeatable; recommended for MATH: the MATH train split)",
+        "(repeatable; recommended for both suites: GSM8K train, written gsm:FILE for a MATH build)",
     )
     ap.add_argument(
         "--no-own-donors",

@@ -11,6 +11,7 @@ from glass_inspect.corpus.operators.distract import (
     irrelevant_context,
     mentions_any,
     mentions_gender,
+    open_money_query,
     query_nouns,
     setup_sentence,
 )
@@ -20,10 +21,20 @@ from glass_inspect.corpus.operators.names import (
     entity_rename,
     name_table,
     person_names,
+    person_noun,
+    person_nouns_in,
     sole_person,
 )
-from glass_inspect.corpus.operators.reorder import back_references, glued, sentence_reorder
-from glass_inspect.corpus.operators.text import Twin, derive_seed, identity, maths_letters, outside_maths, segment
+from glass_inspect.corpus.operators.reorder import back_references, glued, repairable_people, sentence_reorder
+from glass_inspect.corpus.operators.text import (
+    Twin,
+    derive_seed,
+    identity,
+    maths_letters,
+    mentions_money,
+    outside_maths,
+    segment,
+)
 
 __all__ = [
     "CALENDAR_WORDS",
@@ -40,10 +51,15 @@ __all__ = [
     "maths_letters",
     "mentions_any",
     "mentions_gender",
+    "mentions_money",
+    "open_money_query",
     "name_table",
     "outside_maths",
     "person_names",
+    "person_noun",
+    "person_nouns_in",
     "query_nouns",
+    "repairable_people",
     "segment",
     "sentence_reorder",
     "setup_sentence",

@@ -16,9 +16,10 @@ from glass_inspect.corpus.operators.names import (
     PLAIN_OPENERS,
     PRONOUN,
     bare_pronoun,
-    name_table,
+    person_nouns_in,
 )
 from glass_inspect.corpus.operators.text import (
+    MONEY,
     MATHS_SPAN,
     NUMBER_TOKEN,
     STOP_WORDS,
@@ -140,55 +141,6 @@ def capture_risk(text: str, tex: bool = False) -> set[str]:
     return risk
 
 
-_AGENT_SUFFIX = ("er", "or", "ist", "ian", "eer", "man", "men", "person")
-_IRREGULAR_PLURALS = {"people": "person", "children": "child", "wives": "wife", "thieves": "thief", "folks": "folk"}
-
-
-@lru_cache(maxsize=65536)
-def person_noun(word: str, before_than: bool = False) -> bool:
-    """Whether the lower-case ``word`` names a person (singular or plural): a listed person noun (``names.json``
-    ``person_nouns``: boy, aunt, nurse, juggler, blacksmith, ...) or a word with an agent suffix (-er, -or, -ist,
-    -ian, -eer, -man / -men) that is neither a listed non-person (number, water, computer, median, ...) nor a
-    comparative (older, bigger, easier; any -er word right before "than")."""
-    table = name_table()
-    w = word.lower()
-    forms = [w, _IRREGULAR_PLURALS.get(w, w)]
-    if w.endswith("ies"):
-        forms.append(w[:-3] + "y")
-    if w.endswith("es"):
-        forms.append(w[:-2])
-    if w.endswith("s") and not w.endswith("ss"):
-        forms.append(w[:-1])
-    if any(f in table["person_nouns"] for f in forms):
-        return True
-    if any(f in table["not_person_nouns"] for f in forms):
-        return False
-    singular = forms[-1]
-    if len(singular) < 5 or not singular.endswith(_AGENT_SUFFIX):
-        return False
-    return not _comparative(singular, before_than, table["comparative_bases"])
-
-
-def _comparative(w: str, before_than: bool, bases: frozenset[str]) -> bool:
-    if not w.endswith("er"):
-        return False
-    if before_than:
-        return True
-    stems = {w[:-2], w[:-1], w[:-3] + "y"}
-    if len(w) > 4 and w[-3] == w[-4]:
-        stems.add(w[:-3])  # bigger -> big
-    return not stems.isdisjoint(bases)
-
-
-_LOWER_WORD = re.compile(r"\b([a-z]+)\b(\s+than\b)?")
-
-
-def person_nouns_in(sentence: str, tex: bool = False) -> list[str]:
-    """The person nouns (``person_noun``) of ``sentence``, outside maths, in order."""
-    plain = outside_maths(sentence, tex)
-    return [m.group(1) for m in _LOWER_WORD.finditer(plain) if person_noun(m.group(1), bool(m.group(2)))]
-
-
 def mentions_gender(sentence: str, genders: set[str] | frozenset[str], tex: bool = False) -> bool:
     """Whether ``sentence`` could offer an antecedent to a bare he / she of one of ``genders``: any he / she
     pronoun, any capitalised word other than a plain sentence opener (a name the lists may miss), or a person
@@ -227,14 +179,6 @@ def _stems(sentence: str, tex: bool) -> frozenset[str]:
 
 # ------------------------------------------------------------------------------ under-specified money queries
 
-_MONEY = re.compile(
-    r"[$€£]|\b(dollars?|cents?|bucks|euros?|money|cash|pric(?:e|es|ed|ing)|costs?|costing|pa(?:y|ys|id|ying)|"
-    r"spen(?:d|ds|t|ding)|earn(?:s|ed|ing|ings)?|charg(?:e|es|ed|ing)|sel(?:l|ls|ling)|sold|bu(?:y|ys|ying)|bought|"
-    r"salary|wages?|fees?|tips?|discount|profit|savings?|owes?|owed|budget|worth|income|rent|allowance|change|"
-    r"refund|tax|taxes|loan|debt)\b",
-    re.I,
-)
-
 
 @lru_cache(maxsize=4096)
 def open_money_query(text: str, tex: bool = False) -> bool:
@@ -252,11 +196,6 @@ def open_money_query(text: str, tex: bool = False) -> bool:
     if not content_words(tail, tex).isdisjoint(content_words(setup, tex)):
         return False
     plain_tail = outside_maths(tail, tex)
-    if _MONEY.search(plain_tail):
+    if MONEY.search(plain_tail):
         return True
-    return bool(re.search(r"\bhow much\b", plain_tail, re.I)) and bool(_MONEY.search(outside_maths(setup, tex)))
-
-
-def mentions_money(sentence: str, tex: bool = False) -> bool:
-    """Whether ``sentence`` states a price, a payment or an amount of money (outside maths)."""
-    return bool(_MONEY.search(outside_maths(sentence, tex)))
+    return bool(re.search(r"\bhow much\b", plain_tail, re.I)) and bool(MONEY.search(outside_maths(setup, tex)))

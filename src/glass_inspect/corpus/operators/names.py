@@ -63,7 +63,7 @@ def name_table() -> dict[str, Any]:
     }
 
 
-def _sentence_starts(text: str, tex: bool) -> set[int]:
+def sentence_starts(text: str, tex: bool) -> set[int]:
     seg = segment(text, tex)
     starts, pos = set(), len(seg.prefix)
     for s, sep in zip(seg.sentences, seg.seps):
@@ -81,7 +81,7 @@ def person_names(text: str, tex: bool = False) -> dict[str, str]:
     """
     table = name_table()
     plain = outside_maths(text, tex)
-    starts = _sentence_starts(text, tex)
+    starts = sentence_starts(text, tex)
     found: dict[str, str] = {}
     compound: set[str] = set()
     for m in _TITLE_SURNAME.finditer(plain):
@@ -108,7 +108,7 @@ def person_names(text: str, tex: bool = False) -> dict[str, str]:
 
 
 # sentence-opening function words: "When Mary ..." is not a two-word name
-_OPENERS = frozenset(
+OPENERS = frozenset(
     "a an the when if after before while as at in on by for from with without since because but and or so then "
     "once until unless though although every each this that these those last next today yesterday tomorrow "
     "tonight during how what which who where why whose there here all both some many most our my your his her "
@@ -130,17 +130,17 @@ def in_compound_name(plain: str, word: str) -> bool:
             return True
         if before and _CAPITALISED.fullmatch(before.group(1)):
             prev = before.group(1).rstrip(".")
-            if prev.lower() not in _OPENERS and prev not in TITLE_WORDS and not before.group(1).endswith("."):
+            if prev.lower() not in OPENERS and prev not in TITLE_WORDS and not before.group(1).endswith("."):
                 if prev not in table["gender"] or prev in table["ambiguous"]:
                     return True
         if after and _CAPITALISED.fullmatch(after.group(1)) and plain[m.end() : m.end() + 1] == " ":
             nxt = after.group(1)
-            if nxt not in table["gender"] and nxt not in CALENDAR_WORDS and nxt.lower() not in _OPENERS:
+            if nxt not in table["gender"] and nxt not in CALENDAR_WORDS and nxt.lower() not in OPENERS:
                 return True
     return False
 
 
-def _pronoun_gender(text: str, tex: bool) -> str | None:
+def pronoun_gender(text: str, tex: bool) -> str | None:
     """``male`` / ``female`` when the text's he / she pronouns are all of one gender, else None."""
     plain = outside_maths(text, tex)
     male = bool(re.search(r"\b(he|him|his|himself)\b", plain, re.I))
@@ -178,11 +178,11 @@ def entity_rename(text: str, seed: int, *, tex: bool = False) -> Twin | None:
     used: set[str] = set()
     mapping: dict[str, str] = {}
     first_names = [n for n, k in names.items() if k != "surname"]
-    pronoun_gender = _pronoun_gender(text, tex) if len(first_names) == 1 else None
+    text_gender = pronoun_gender(text, tex) if len(first_names) == 1 else None
     for old in sorted(names):
         kind = names[old]
-        if pronoun_gender and (kind == "unisex" or sole_person(text, tex, any_gender=True)):
-            kind = pronoun_gender  # one person, the pronouns say which pool fits (unisex name, or a list mismatch)
+        if text_gender and (kind == "unisex" or sole_person(text, tex, any_gender=True)):
+            kind = text_gender  # one person, the pronouns say which pool fits (unisex name, or a list mismatch)
         pool = table["surnames"] if kind == "surname" else table["pool"][kind]
         choices = [n for n in pool if n.lower() not in words_in_text and n not in used]
         if not choices:
@@ -225,16 +225,67 @@ def sole_person(text: str, tex: bool = False, *, any_gender: bool = False) -> tu
         return None
     ((name, gender),) = names.items()
     if any_gender:  # only whether nobody else is named: the caller trusts the pronouns over the name list
-        openers = {w.capitalize() for w in _OPENERS} | PLAIN_OPENERS | CALENDAR_WORDS | TITLE_WORDS
+        openers = {w.capitalize() for w in OPENERS} | PLAIN_OPENERS | CALENDAR_WORDS | TITLE_WORDS
         others = {m.group(0) for m in re.finditer(r"\b[A-Z][a-z]+\b", outside_maths(text, tex))} - {name} - openers
         return None if others else (name, gender)
     if gender not in ("male", "female"):
         return None
     plain = outside_maths(text, tex)
-    openers = {w.capitalize() for w in _OPENERS} | PLAIN_OPENERS | CALENDAR_WORDS | TITLE_WORDS
+    openers = {w.capitalize() for w in OPENERS} | PLAIN_OPENERS | CALENDAR_WORDS | TITLE_WORDS
     others = {m.group(0) for m in re.finditer(r"\b[A-Z][a-z]+\b", plain)} - {name} - openers
-    if others or _pronoun_gender(text, tex) not in (gender, None):
+    if others or pronoun_gender(text, tex) not in (gender, None):
         return None
     if re.search(r"\b(himself|herself)\b", plain, re.I):
         return None
     return name, gender
+
+
+# ------------------------------------------------------------------------------------------ person nouns
+
+_AGENT_SUFFIX = ("er", "or", "ist", "ian", "eer", "man", "men", "person")
+_IRREGULAR_PLURALS = {"people": "person", "children": "child", "wives": "wife", "thieves": "thief", "folks": "folk"}
+
+
+@lru_cache(maxsize=65536)
+def person_noun(word: str, before_than: bool = False) -> bool:
+    """Whether the lower-case ``word`` names a person (singular or plural): a listed person noun (``names.json``
+    ``person_nouns``: boy, aunt, nurse, juggler, blacksmith, ...) or a word with an agent suffix (-er, -or, -ist,
+    -ian, -eer, -man / -men) that is neither a listed non-person (number, water, computer, median, ...) nor a
+    comparative (older, bigger, easier; any -er word right before "than")."""
+    table = name_table()
+    w = word.lower()
+    forms = [w, _IRREGULAR_PLURALS.get(w, w)]
+    if w.endswith("ies"):
+        forms.append(w[:-3] + "y")
+    if w.endswith("es"):
+        forms.append(w[:-2])
+    if w.endswith("s") and not w.endswith("ss"):
+        forms.append(w[:-1])
+    if any(f in table["person_nouns"] for f in forms):
+        return True
+    if any(f in table["not_person_nouns"] for f in forms):
+        return False
+    singular = forms[-1]
+    if len(singular) < 5 or not singular.endswith(_AGENT_SUFFIX):
+        return False
+    return not _comparative(singular, before_than, table["comparative_bases"])
+
+
+def _comparative(w: str, before_than: bool, bases: frozenset[str]) -> bool:
+    if not w.endswith("er"):
+        return False
+    if before_than:
+        return True
+    stems = {w[:-2], w[:-1], w[:-3] + "y"}
+    if len(w) > 4 and w[-3] == w[-4]:
+        stems.add(w[:-3])  # bigger -> big
+    return not stems.isdisjoint(bases)
+
+
+_LOWER_WORD = re.compile(r"\b([a-z]+)\b(\s+than\b)?")
+
+
+def person_nouns_in(sentence: str, tex: bool = False) -> list[str]:
+    """The person nouns (``person_noun``) of ``sentence``, outside maths, in order."""
+    plain = outside_maths(sentence, tex)
+    return [m.group(1) for m in _LOWER_WORD.finditer(plain) if person_noun(m.group(1), bool(m.group(2)))]

@@ -44,7 +44,11 @@ class Twin:
 
 # ------------------------------------------------------------------------------------------------ segmenting
 
-_PROTECTED = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\[.*?\\\]|\\\(.*?\\\)|\[asy\].*?\[/asy\]", re.S)
+# a maths or diagram span of a LaTeX text: $$...$$, $...$, \\[...\\], \\(...\\), [asy]...[/asy]; an escaped dollar
+# (``\\$5``, a currency sign) neither opens nor closes a span
+MATHS_SPAN = re.compile(
+    r"(?<!\\)\$\$.*?(?<!\\)\$\$|(?<!\\)\$(?:\\.|[^$\\])*?(?<!\\)\$|\\\[.*?\\\]|\\\(.*?\\\)|\[asy\].*?\[/asy\]", re.S
+)
 _BOUNDARY = re.compile(r"[.!?][\"'”’)]*(\s+)(?=[A-Z0-9$\"“'(\\])")
 _TITLES = ("Mr", "Mrs", "Ms", "Dr", "St", "Jr", "Sr", "Prof", "Mt", "vs", "etc", "e.g", "i.e", "No")
 _IMPERATIVES = {
@@ -73,7 +77,7 @@ _IMPERATIVES = {
 
 
 def _protected_spans(text: str, tex: bool) -> list[tuple[int, int]]:
-    return [m.span() for m in _PROTECTED.finditer(text)] if tex else []
+    return [m.span() for m in MATHS_SPAN.finditer(text)] if tex else []
 
 
 def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
@@ -82,7 +86,7 @@ def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
 
 def outside_maths(text: str, tex: bool) -> str:
     """``text`` with every maths / diagram span blanked when ``tex`` (same length, so offsets stay valid)."""
-    return _PROTECTED.sub(lambda m: " " * len(m.group(0)), text) if tex else text
+    return MATHS_SPAN.sub(lambda m: " " * len(m.group(0)), text) if tex else text
 
 
 @dataclass(frozen=True)
@@ -196,7 +200,6 @@ def content_words(sentence: str, tex: bool) -> frozenset[str]:
     return frozenset(words)
 
 
-MATHS_SPAN = re.compile(r"\$\$.*?\$\$|\$.*?\$|\\\[.*?\\\]|\\\(.*?\\\)|\[asy\].*?\[/asy\]", re.S)
 _TEXT_ARG = re.compile(r"\\(?:text\w*|mbox|mathrm|operatorname|label)\{[^}]*\}")
 
 
@@ -214,3 +217,18 @@ def maths_letters(text: str) -> set[str]:
 def identity(text: str, seed: int = 0) -> Twin:
     """The placebo of §7 step 8: the base text unchanged (measures the re-sampling floor)."""
     return Twin(text, "identity", 0, seed, {})
+
+
+# a price, a payment or an amount of money
+MONEY = re.compile(
+    r"[$€£]|\b(dollars?|cents?|bucks|euros?|money|cash|pric(?:e|es|ed|ing)|costs?|costing|pa(?:y|ys|id|ying)|"
+    r"spen(?:d|ds|t|ding)|earn(?:s|ed|ing|ings)?|charg(?:e|es|ed|ing)|sel(?:l|ls|ling)|sold|bu(?:y|ys|ying)|bought|"
+    r"salary|wages?|fees?|tips?|discount|profit|savings?|owes?|owed|budget|worth|income|rent|allowance|change|"
+    r"refund|tax|taxes|loan|debt)\b",
+    re.I,
+)
+
+
+def mentions_money(sentence: str, tex: bool = False) -> bool:
+    """Whether ``sentence`` states a price, a payment or an amount of money (outside maths)."""
+    return bool(MONEY.search(outside_maths(sentence, tex)))
