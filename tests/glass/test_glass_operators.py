@@ -306,3 +306,13 @@ def test_an_escaped_dollar_neither_opens_nor_closes_a_maths_span():
     prose = r"A pen costs \$5 each. Ann has $x$ pens. What is $x$?"
     assert segment(prose, True).sentences == (r"A pen costs \$5 each.", "Ann has $x$ pens.", "What is $x$?")
     assert maths_letters(prose) == {"x"}
+
+
+def test_a_name_the_answer_holds_is_not_renamed():
+    # MATH "Who wins?" problems have a name for gold: renaming it would change the answer
+    text = "Alice, Devon and Omar each round 12345.6789. Who gets the largest number? Devon rounds to the nearest ten."
+    for seed in range(10):
+        twin = entity_rename(text, seed, answer="devon")
+        assert "Devon" not in twin.changes["names"] and "Devon" in twin.text
+        assert set(twin.changes["names"]) == {"Alice", "Omar"}
+    assert entity_rename("Devon has 3 pens. Who has 3 pens?", 0, answer="Devon") is None

@@ -83,7 +83,9 @@ class _Candidates:
     ):
         self.p, self.donors, self.seed, self.tries, self.tex, self.stats = p, donors, seed, m, tex, stats
         self.by_family: dict[str, list[tuple[str, Twin]]] = {
-            "entity_rename": self._distinct("entity_rename", k, lambda s: entity_rename(p.text, s, tex=tex)),
+            "entity_rename": self._distinct(
+                "entity_rename", k, lambda s: entity_rename(p.text, s, tex=tex, answer=p.answer)
+            ),
             # MATH: no reordering (a hand audit found most MATH reorders defective: procedures, dialogue, LaTeX
             # environments, examples before definitions); counted as bases without a reorder twin
             "sentence_reorder": []

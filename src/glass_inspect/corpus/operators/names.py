@@ -161,15 +161,18 @@ def _replace_name(text: str, old: str, new: str) -> str:
     return re.sub(rf"\b{re.escape(old)}\b(?:([{_APOSTROPHES}])(s\b)?)?", sub, text)
 
 
-def entity_rename(text: str, seed: int, *, tex: bool = False) -> Twin | None:
+def entity_rename(text: str, seed: int, *, tex: bool = False, answer: str = "") -> Twin | None:
     """§3.1 ``entity_rename``: each recognised person name -> a pool name of the same gender, consistently.
 
     Possessives follow the new name; nothing else in the text changes. A name inside a multi-word proper name
     ("San Diego") is not a person (``person_names``); when the text names one person, with a unisex name, and its
     he / she pronouns are all of one gender, the replacement comes from that gender's pool, so they still fit.
-    ``None`` when no name is recognised.
+    A name the gold ``answer`` holds ("Who wins?" -> "devon") keeps its name, since the twin keeps the base's
+    answer. ``None`` when no name is left to rename.
     """
-    names = person_names(text, tex)
+    kept = {w.lower() for w in re.findall(r"[A-Za-z]+", answer)}
+    found = person_names(text, tex)
+    names = {n: g for n, g in found.items() if n.lower() not in kept}
     if not names:
         return None
     table = name_table()
@@ -177,7 +180,7 @@ def entity_rename(text: str, seed: int, *, tex: bool = False) -> Twin | None:
     words_in_text = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
     used: set[str] = set()
     mapping: dict[str, str] = {}
-    first_names = [n for n, k in names.items() if k != "surname"]
+    first_names = [n for n, k in found.items() if k != "surname"]
     text_gender = pronoun_gender(text, tex) if len(first_names) == 1 else None
     for old in sorted(names):
         kind = names[old]
