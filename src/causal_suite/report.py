@@ -264,30 +264,16 @@ def draw(figure: Figure, out: Path) -> str | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
     data = figure.data
+    if figure.name == "glass_break_rate_by_dose":
+        return _draw_glass(figure, out, plt)
+    fig, ax = plt.subplots(figsize=(7, 4))
     if figure.name.startswith("cobe_"):
         value, group = ("failure_rate", "check") if "check" in data else ("accuracy", "group")
         table = data.pivot(index=group, columns="model", values=value)
         errors = data.pivot(index=group, columns="model", values="se").fillna(0)
         table.plot.bar(ax=ax, yerr=errors, capsize=3, rot=30)
         ax.set_ylim(0, 1)
-    elif figure.name == "glass_break_rate_by_dose":
-        for (model, family), part in data.groupby(["model", "family"]):
-            ax.errorbar(
-                part["dose"],
-                part["break_rate"],
-                yerr=part["se"].fillna(0),
-                marker="o",
-                capsize=3,
-                label=f"{family} ({model})",
-            )
-        for model, part in data.groupby("model"):
-            floor, se = part["identity_floor"].iloc[0], part["identity_floor_se"].fillna(0).iloc[0]
-            if not math.isnan(floor):
-                ax.axhspan(max(floor - se, 0), floor + se, alpha=0.15, label=f"identity floor ({model})")
-        ax.set_xlabel("dose m (distractor sentences)")
-        ax.set_ylabel("break rate")
     elif figure.name == "exp_b_funnel":
         table = data.pivot_table(index=["family", "model"], columns="level", values="rate")[list(EXP_B_LEVELS)]
         table.plot.bar(ax=ax, rot=30)
@@ -305,6 +291,37 @@ def draw(figure: Figure, out: Path) -> str | None:
         ax.set_ylabel("L2b+ rate")
     ax.set_title(figure.title, fontsize=10)
     ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / f"{figure.name}.png", dpi=110)
+    plt.close(fig)
+    return f"{figure.name}.png"
+
+
+def _draw_glass(figure: Figure, out: Path, plt) -> str:
+    """The break rate against dose: one panel per suite (GlassGSM, GlassMATH), one line per (model, family), each
+    model's identity-twin floor of that suite as a band (value ± SE)."""
+    data = figure.data
+    suites = sorted(data["suite"].unique())
+    fig, axes = plt.subplots(1, len(suites), figsize=(6.5 * len(suites), 4), squeeze=False, sharey=True)
+    for ax, suite in zip(axes[0], suites):
+        rows = data[data["suite"] == suite]
+        for (model, family), part in rows.groupby(["model", "family"]):
+            ax.errorbar(
+                part["dose"],
+                part["break_rate"],
+                yerr=part["se"].fillna(0),
+                marker="o",
+                capsize=3,
+                label=f"{family} ({model})",
+            )
+        for model, part in rows.groupby("model"):
+            floor, se = part["identity_floor"].iloc[0], part["identity_floor_se"].fillna(0).iloc[0]
+            if not math.isnan(floor):
+                ax.axhspan(max(floor - se, 0), floor + se, alpha=0.15, label=f"identity floor ({model})")
+        ax.set_title(f"{suite}: {figure.title}", fontsize=10)
+        ax.set_xlabel("dose m (distractor sentences)")
+        ax.set_ylabel("break rate")
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / f"{figure.name}.png", dpi=110)
     plt.close(fig)

@@ -63,6 +63,42 @@ def test_glass_break_rate_by_dose_and_identity_floor(glass_log, tmp_path):
     assert "glass_break_rate_by_dose.png" in (tmp_path / "report.md").read_text()
 
 
+def test_glass_suites_of_one_model_are_drawn_in_their_own_panels(glass_log, scripted, tmp_path):
+    """GlassGSM and GlassMATH of one model: one panel per suite (lines of one suite never join the other's)."""
+    import matplotlib.figure
+
+    from glass_inspect.task import glassmath
+
+    task = glassmath(families="irrelevant_context", doses="1,3")
+    by_prompt = {s.input: s.metadata for s in task.dataset}
+
+    def reply(prompt: str) -> str:
+        meta = by_prompt[max((text for text in by_prompt if text in prompt), key=len)]
+        return f"\\boxed{{{meta['answer']}}}"  # solves everything: break rate 0
+
+    eval(task, model=scripted(reply), epochs=1, limit=40, display="none", log_dir=str(tmp_path / "math"))
+    panels: list[tuple[str, list[str]]] = []
+    original = matplotlib.figure.Figure.savefig
+
+    def spy(fig, fname, *args, **kwargs):
+        if str(fname).endswith("glass_break_rate_by_dose.png"):
+            panels.extend((ax.get_title(), ax.get_legend_handles_labels()[1]) for ax in fig.axes)
+        return original(fig, fname, *args, **kwargs)
+
+    try:
+        matplotlib.figure.Figure.savefig = spy
+        figures = build_report([str(glass_log), str(tmp_path / "math")], tmp_path / "out")
+    finally:
+        matplotlib.figure.Figure.savefig = original
+    data = figures["glass_break_rate_by_dose"].data
+    assert set(data["suite"]) == {"glassgsm", "glassmath"} and set(data["model"]) == {"mockllm/model"}
+    assert [title.split(":")[0] for title, _ in panels] == ["glassgsm", "glassmath"]
+    gsm, math_ = (labels for _, labels in panels)
+    assert "entity_rename (mockllm/model)" in gsm and "entity_rename (mockllm/model)" not in math_
+    assert "irrelevant_context (mockllm/model)" in math_
+    assert (data[data["suite"] == "glassmath"]["break_rate"] == 0.0).all()
+
+
 def test_cobe_breakdowns_and_check_failures(cobe_log, tmp_path):
     figures = build_report([str(cobe_log)], tmp_path)
     by_phrasing = figures["cobe_accuracy_by_phrasing"].data
