@@ -95,11 +95,31 @@ def test_a_bridging_each_stays_after_what_it_means():
         "How many collections does he make in a week?"
     )
     assert graph(text)[1] == {0}
-    # "each pizza" names a noun of the text: the definition may come first
-    assert len(twins("Henry orders 7 pizzas for lunch. Each pizza is cut into 8 slices. How many slices?")) == 1
+    # "each pizza" leans on the pizzas; a fact about a kind of thing ("A pizza costs $12") may open the problem
+    assert twins("Henry orders 7 pizzas for lunch. Each pizza is cut into 8 slices. How many slices?") == set()
+    assert twins("Henry orders 7 pizzas for lunch. A pizza costs $12. How much does Henry pay?") == {
+        "A pizza costs $12. Henry orders 7 pizzas for lunch. How much does Henry pay?"
+    }
 
 
 def test_reorder_twins_are_deterministic():
     text = "Eggs are 75 calories each. Cheese is 120 calories per ounce. Ham is 40 calories per ounce. How many?"
     assert [sentence_reorder(text, s) for s in range(5)] == [sentence_reorder(text, s) for s in range(5)]
     assert len(twins(text)) > 1
+
+
+def test_what_the_audit_found_unnatural_keeps_its_place():
+    # the final hand audit's reorder defects (benchmarks/glass_twin_audit/gsm_test_final_seed0.verdicts.jsonl)
+    cases = {
+        # an initial amount after a purchase reads as what is left (gsm-843: answer changed)
+        "Craig has 2 twenty dollar bills. He buys six squirt guns for $2 each. How much money does he have left?",
+        # a specific group before its introduction (gsm-196, gsm-703), a partitive "one twin" (gsm-687)
+        "A store owner has 40 restaurants to supply. Each restaurant is to receive 2 pounds of rice. How much rice?",
+        "Maria has 3 twins and 2 triplets in her class. One twin is 7 years older than one triplet. How old?",
+        # "her first eight days" (gsm-672), "that feature" (gsm-596), "the profit" (gsm-880)
+        "Christina records her mood on a calendar. Her first eight days were good. How many good days were there?",
+        "Ravi wants a porcelain crown. That feature costs an extra $500. How much does Ravi pay?",
+        "Sarah sells 12 cakes for $3 each. Sarah plans to use the profit for a trip. How much does the trip cost?",
+    }
+    for text in cases:
+        assert twins(text) == set(), text

@@ -14,6 +14,7 @@ from glass_inspect.corpus.operators.names import (
     MALE_PRONOUN,
     PLAIN_OPENERS,
     PLURAL_PRONOUN,
+    PRONOUN,
     TITLE_WORDS,
     bare_pronoun,
     person_names,
@@ -49,9 +50,13 @@ _BACK_MARKER = re.compile(
     r"there(?!\s+(?:is|are|was|were|will|would|has|have|had|must|should|can|could|may|might|used|seems?|seemed|"
     r"exists?|remains?|lives?|lived)\b)|"
     r"of (?:that|this|those|these|it|them)|(?:did|do|does|doing|done|like|after|before|for|with|all|is|was) that|"
+    r"the (?:money|profit|profits|change|savings|earnings|proceeds|remainder|result|cost|price|sum|amount|total|"
+    r"difference|number)|"
     r"that (?:amount|number|long|time|price|rate|distance|speed|sum|figure|cost|size|weight|age|day|week|month|"
     r"year|point|way|one|is))\b|"
-    r"^\W*(?:but|so|however|thus|therefore|hence|yet|and|or|plus|though|although)\b",
+    r"^\W*(?:but|so|however|thus|therefore|hence|yet|and|or|plus|though|although|that \w+)\b|"
+    r"\b(?:the|his|her|their|its|\w+'s|\w+’s)\s+(?:first|second|third|fourth|fifth|last)\b|"
+    r"^\W*one\s+(?!day|week|weekend|morning|afternoon|evening|night|time|year|month|hour)[a-z]+\s+(?:is|was|has|had)\b",
     re.I,
 )
 # "also", ", too", "as well": additive to an earlier statement; a sentence holding one may still move first, and
@@ -129,6 +134,19 @@ def _timeless(plain: str) -> bool:
         return True
     verbs = list(_EVENT.finditer(plain))
     return bool(verbs) and all(_ABILITY.search(plain[: m.start()]) for m in verbs)
+
+
+_SPECIFIC_START = re.compile(
+    r"^\W*(?:each|every|the|that|this|these|those|one|his|her|their|its|my|our|your|some|all|both|either|neither|"
+    r"most|half|another|other|\d)\b",
+    re.I,
+)
+
+
+def _general_fact(plain: str, timeless: bool, names: dict[str, str]) -> bool:
+    """A fact about a kind of thing, true in any story ("Eggs are 75 calories each", "A loaf costs $2"): timeless,
+    about no person (no name, no he / she) and not opening on something specific (each / the / that / one ...)."""
+    return timeless and not names and not PRONOUN.search(plain) and not _SPECIFIC_START.match(plain)
 
 
 def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
@@ -220,11 +238,10 @@ def back_references(
     money = [mentions_money(p) for p in plains]
     timeless = [_timeless(p) for p in plains]
     events = [bool(_EVENT.search(p)) and not timeless[i] for i, p in enumerate(plains)]
-    compares = [bool(_COMPARATIVE.search(p)) for p in plains]
     if_barriers = {0} if _INITIAL.search(plains[0]) else set()
-    if tex and not maths_letters(setup[0]):
-        for j in range(1, n):
-            deps[j].add(0)
+    for j in range(1, n):
+        if (tex and not maths_letters(setup[0])) or _SPECIFIC_START.match(plains[j]):
+            deps[j].add(0)  # the opening sets the scene: only a general fact ("Eggs are 75 calories each") precedes it
     for j in range(1, n):
         plain = plains[j]
         if (
@@ -258,11 +275,13 @@ def back_references(
                     deps[j].add(i)
             elif events[i] or events[j]:
                 state = j if events[i] else i
-                if not timeless[state] and (share_noun or (compares[state] and share_who)):
+                if not timeless[state] and (share_noun or share_who):
                     deps[j].add(i)
         definite = {
             stem(w.lower())
-            for m in re.finditer(r"\bthe\s+(\w+)(?:\s+(\w+))?", plain, re.I)
+            for m in re.finditer(
+                r"\b(?:the|each|every)\s+(?:(?:number|amount|total) of\s+)?(\w+)(?:\s+(\w+))?", plain, re.I
+            )
             for w in m.groups()
             if w and len(w) > 2
         } - {"same", "rest", "other"}
@@ -293,15 +312,6 @@ def _pronoun_people(plain: str, genders: dict[str, set[str]]) -> set[str]:
         if pattern.search(plain):
             out |= genders[g] or {"*"}
     return out
-
-
-# comparisons and fractions of another quantity
-_COMPARATIVE = re.compile(
-    r"\b(twice|thrice|double|triple|half|halves|times|than|as many|as much|as long|as old|as fast|percent|"
-    r"quarter|fraction|ratio|older|younger|taller|shorter|longer|heavier|lighter|faster|slower|"
-    r"cheaper|bigger|smaller)\b|%",
-    re.I,
-)
 
 
 # a sentence led by a bare number or quantifier ("One says 80.", "3 were orange", "The first needs ...")
