@@ -311,6 +311,10 @@ def test_gsm_currency_is_written_out_for_a_math_target():
         "It pays 0.40 dollars each; ten 20-dollar bills; a 1.5 million dollars house."
     )
     assert write_out_currency("A typo: $1,20 here.") == "A typo: $1,20 here."  # left as it is: never lent
+    assert (
+        write_out_currency("One orange costs $1 and a comb $1.5.")
+        == "One orange costs 1 dollar and a comb 1.5 dollars."
+    )
 
 
 def test_open_money_query_bases_get_no_money_distractors(tmp_path):

@@ -319,3 +319,19 @@ def test_a_name_the_answer_holds_is_not_renamed():
         assert "Devon" not in twin.changes["names"] and "Devon" in twin.text
         assert set(twin.changes["names"]) == {"Alice", "Omar"}
     assert entity_rename("Devon has 3 pens. Who has 3 pens?", 0, answer="Devon") is None
+
+
+def test_what_the_final_math_distractor_audit_found_is_refused():
+    # an instruction right before the query belongs to the task: no distractor between "Add ..." and "Express ..."
+    task = "Add 313.9 to 12.6. Express the result as a decimal."
+    assert segment(task, True).query == 0
+    twin = irrelevant_context(task, 1, [("d", ("A pen costs 3 dollars.",))], 0, tex=True)
+    assert twin.text == "A pen costs 3 dollars. " + task
+    # never between a lead-in and the list it introduces
+    listed = "Ann writes a list of 5 numbers:\n$1, 2, 3, 4, 5$. How many are odd?"
+    twin = irrelevant_context(listed, 1, [("d", ("A pen costs 3 dollars.",))], 0, tex=True)
+    assert "numbers:\n$1, 2" in twin.text
+    # a condition with no main clause, a shaded figure: not setup
+    assert not setup_sentence("If you have an empty basin that can hold 260 gallons of water.")
+    assert not setup_sentence("A paper cone has radius 4 inches (shaded).")
+    assert setup_sentence("A basin holds 260 gallons of water.")

@@ -387,7 +387,8 @@ def write_out_currency(text: str) -> str:
         amount = (m.group("num") or "0") + (m.group("frac") or "")
         if m.group("bill") is not None:
             return f"{amount}{m.group('scale') or ''}-dollar"
-        return f"{amount}{m.group('scale') or ''} dollars"
+        unit = "dollar" if amount == "1" and not m.group("scale") else "dollars"
+        return f"{amount}{m.group('scale') or ''} {unit}"
 
     return _DOLLARS.sub(sub, text)
 

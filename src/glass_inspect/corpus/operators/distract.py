@@ -34,9 +34,13 @@ from glass_inspect.corpus.operators.text import (
 _NOT_SETUP = re.compile(
     r"\?|\[asy\]|\b(find|compute|evaluate|determine|simplify|express|calculate|solve|rationalize|enter|prove|"
     r"show that|factor|expand|round|convert|answer|answers|figure|diagram|shown|pictured|picture|graph below|"
+    r"shaded|drawn|labeled|labelled|sketch|"
     r"below|above|following|as follows|table|chart|exercise|problem|question|assume|suppose|let|what|how|which|"
     r"who|why|where|when|whose|whom)\b",
     re.I,
+)
+_SUBORDINATE_START = re.compile(
+    r"^\W*(if|when|whenever|unless|assuming|because|since|although|though|while|once|after|before|until)\b", re.I
 )
 _REFERS_BACK_START = re.compile(
     r"^\W*(he|she|it|its|they|them|their|his|her|this|that|these|those|such|then|also|if|but|so|and|or|each of|"
@@ -52,6 +56,8 @@ def setup_sentence(sentence: str, tex: bool = False) -> bool:
     (so it reads as problem context) and, in LaTeX, at most one short maths span."""
     plain = outside_maths(sentence, tex)
     if _NOT_SETUP.search(plain) or "\n" in sentence.strip() or len(plain.split()) > 40:
+        return False
+    if _SUBORDINATE_START.match(plain):  # "If you have an empty basin ...": a condition of its own problem
         return False
     if tex:
         spans = MATHS_SPAN.findall(sentence)
@@ -117,6 +123,8 @@ def irrelevant_context(
         return None
     seg = segment(text, tex)
     q = seg.query
+    while q > 0 and outside_maths(seg.sentences[q - 1], tex).rstrip().endswith(":"):
+        q -= 1  # never between a lead-in ("... the following list:") and what it introduces
     inserted = " ".join(taken)
     if q == 0:
         new_text = seg.prefix + inserted + " " + text[len(seg.prefix) :]

@@ -51,6 +51,12 @@ MATHS_SPAN = re.compile(
 )
 _BOUNDARY = re.compile(r"[.!?][\"'”’)]*(\s+)(?=[A-Z0-9$\"“'(\\])")
 _TITLES = ("Mr", "Mrs", "Ms", "Dr", "St", "Jr", "Sr", "Prof", "Mt", "vs", "etc", "e.g", "i.e", "No")
+# instructions that belong to the task when they come right before the query ("Add 313.9 to 12.6. Express the
+# result as a decimal.")
+_TASK_VERBS = frozenset(
+    "find compute evaluate determine simplify express calculate solve give write enter show prove factor expand "
+    "rationalize round convert add subtract multiply divide".split()
+)
 _IMPERATIVES = {
     "find",
     "compute",
@@ -137,14 +143,19 @@ def segment(text: str, tex: bool = False) -> Segments:
 
 def _query_index(sentences: Sequence[str], tex: bool) -> int:
     plain = [outside_maths(s, tex) for s in sentences]
-    for i in range(len(plain) - 1, -1, -1):
-        if "?" in plain[i]:
-            return i
-    for i in range(len(plain) - 1, -1, -1):
-        words = re.findall(r"[A-Za-z]+", plain[i])
-        if words and words[0].lower() in _IMPERATIVES:
-            return i
-    return len(sentences) - 1
+    query = next((i for i in range(len(plain) - 1, -1, -1) if "?" in plain[i]), None)
+    if query is None:
+        query = next((i for i in range(len(plain) - 1, -1, -1) if _opening_word(plain[i]) in _IMPERATIVES), None)
+    if query is None:
+        return len(sentences) - 1
+    while query > 0 and _opening_word(plain[query - 1]) in _TASK_VERBS:  # "Add 313.9 to 12.6. Express ..."
+        query -= 1
+    return query
+
+
+def _opening_word(plain: str) -> str:
+    words = re.findall(r"[A-Za-z]+", plain)
+    return words[0].lower() if words else ""
 
 
 STOP_WORDS = frozenset(
