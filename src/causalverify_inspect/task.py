@@ -14,6 +14,7 @@ from __future__ import annotations
 
 
 from inspect_ai import Task, task
+from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate, system_message
 from inspect_ai.util import SandboxEnvironmentSpec
@@ -105,6 +106,7 @@ def exp_b(
         sandbox=spec,
         config=GenerateConfig(max_tokens=8192),
         version=task_version("causalverify_inspect", "exp_b"),
+        headline_metric=HeadlineMetric(metric="L2b_plus"),  # the viewer's log list and header lead with it
         metadata={
             "tolerance": tolerance,
             "es_windows": es_windows,
@@ -136,4 +138,5 @@ def exp_a(contexts: str | None = None, labels: str | None = None) -> Task:
         metrics=[agreement()],
         config=GenerateConfig(max_tokens=8192),
         version=task_version("causalverify_inspect", "exp_a"),
+        headline_metric=HeadlineMetric(metric="L3"),
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai.log import HeadlineMetric
 from inspect_ai.solver import generate
 
 from causal_suite.errors import SuiteInputError, strict_params
@@ -97,6 +98,7 @@ def cobe(
         solver=generate(),
         scorer=scorer,
         version=TASK_VERSION,
+        headline_metric=HeadlineMetric(metric="accuracy"),  # the viewer's log list and header lead with it
         metadata={
             "benchmark": "CoBe",
             "tier": tier,

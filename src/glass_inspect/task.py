@@ -29,6 +29,7 @@ from pathlib import Path
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset
+from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 
 from causal_suite.errors import SuiteInputError, require_file, strict_params
@@ -103,6 +104,7 @@ def glass_task(
         config=GenerateConfig(temperature=temperature),
         metadata={"glass": meta},
         version=task_version("glass_inspect", f"glass{suite}"),
+        headline_metric=HeadlineMetric(metric="break_rate"),  # the viewer's log list and header lead with it
     )
 
 

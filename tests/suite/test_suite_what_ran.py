@@ -33,6 +33,7 @@ def test_cli_epochs_2_is_what_the_glass_log_header_says(tmp_path):
     assert all(len(r.metadata["answers"]) == 2 for r in log.reductions[0].samples)  # Y over the 2 draws that ran
     names = metric_names(log)
     assert names[:3] == ["break_rate", "base_accuracy", "identity_floor"] and not any("/" in n for n in names)
+    assert log.eval.headline_metric.metric == "break_rate"  # declared: the viewer's log list shows it
 
 
 def test_in_sample_draws_are_a_task_argument_of_their_own(tmp_path, scripted):
@@ -58,6 +59,7 @@ def test_short_metric_names_and_recorded_roles_for_cobe_and_exp_a(tmp_path, scri
     assert cobe.status == "success"
     names = metric_names(cobe)
     assert names[0] == "accuracy" and not any("/" in n for n in names)
+    assert cobe.eval.headline_metric.metric == "accuracy"
     assert cobe.eval.model_roles["grader"].model == "mockllm/judge"
     assert cobe.eval.metadata["judge"]["model"] == "mockllm/judge"
 
@@ -66,7 +68,7 @@ def test_short_metric_names_and_recorded_roles_for_cobe_and_exp_a(tmp_path, scri
     )
     assert exp_a.status == "success"
     names = metric_names(exp_a)
-    assert names[0] == "L3" and not any("/" in n for n in names)
+    assert names[0] == "L3" and not any("/" in n for n in names) and exp_a.eval.headline_metric.metric == "L3"
 
 
 @pytest.mark.needs_r
@@ -88,3 +90,4 @@ def test_exp_b_records_the_sandbox_that_ran_and_the_extractor(tmp_path, scripted
     assert score.metadata["extractor_model"] == "mockllm/extractor"
     names = metric_names(log)
     assert names[:2] == ["L2b_plus", "L2b"] and not any("/" in n for n in names)
+    assert log.eval.headline_metric.metric == "L2b_plus"
