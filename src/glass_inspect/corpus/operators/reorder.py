@@ -153,7 +153,9 @@ def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
     """``gender -> name`` for each gender with exactly one named person in ``text``, when the text names no
     other possible person (a capitalised word the lists miss, a person noun such as "her sister", "the
     teacher") and no reflexive pronoun: a bare he / she of that gender can only mean that person, so a sentence
-    holding one may move before the person's introduction once its first pronoun becomes the name."""
+    holding one may move before the person's introduction once its first pronoun becomes the name. A text that
+    names nobody the lists know, but repeats one other capitalised word (or gives it a possessive) and has he /
+    she pronouns of one gender only, is about that person ("Watson works ... He earns ... Watson's pay")."""
     names = person_names(text, tex)
     plain = outside_maths(text, tex)
     starts = sentence_starts(text, tex)
@@ -177,11 +179,27 @@ def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
         - openers
     )
     others = {w for w in others if w.rstrip("s") not in CALENDAR_WORDS}  # "Sundays"
-    if others or any(stem(w) == w for w in person_nouns_in(plain)) or re.search(r"\b(himself|herself)\b", plain, re.I):
+    if any(stem(w) == w for w in person_nouns_in(plain)) or re.search(r"\b(himself|herself)\b", plain, re.I):
+        return {}
+    if _ANIMAL.search(plain):  # "Nate's dog can dig six holes a day. He digs for 14 days": a pet is a he / she too
+        return {}
+    if not names and len(others) == 1:  # a name the lists miss ("Watson ... He ... Watson's")
+        (word,) = others
+        gender = pronoun_gender(text, tex)
+        repeated = len(re.findall(rf"\b{word}\b", plain)) >= 2 or re.search(rf"\b{word}['’]", plain)
+        return {gender: word} if gender and repeated else {}
+    if others:
         return {}
     return {g: found[0] for g, found in by_gender.items() if len(found) == 1}
 
 
+_ANIMAL = re.compile(
+    r"\b(dog|puppy|cat|kitten|horse|pony|cow|bull|pig|goat|sheep|lamb|chicken|hen|rooster|duck|goose|bird|parrot|"
+    r"fish|hamster|rabbit|bunny|mouse|rat|snake|turtle|tortoise|lizard|frog|monkey|gorilla|chimpanzee|ape|elephant|"
+    r"lion|tiger|bear|wolf|fox|deer|camel|donkey|mule|squirrel|owl|eagle|hawk|spider|bee|ant|whale|dolphin|shark|"
+    r"seal|penguin|giraffe|zebra|kangaroo|koala|panda|dragon|pet|animal|calf|foal|piglet|chick|ferret|guinea pig)\b",
+    re.I,
+)
 # sentence openers that are not people: "Unfortunately, ...", "Together they ...", "Calculate ..."
 _ADVERB_OPENER = re.compile(
     r"[A-Z][a-z]+ly|To|Over|Calculate|Find|Together|Now|Later|Compared|Starting|According|Feeling|Finally|"
