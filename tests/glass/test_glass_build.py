@@ -250,8 +250,9 @@ REAL = [("gsm", "data/gsm8k/test.jsonl"), ("math", "data/hendrycks_math/test.jso
 @pytest.mark.parametrize(("suite", "path"), REAL)
 def test_build_on_a_slice_of_the_real_test_sets(suite, path, shared_dir, tmp_path):
     out = tmp_path / suite
-    # MATH as documented: distractors lent by GSM8K train problems only (glass_inspect.corpus.build)
-    donors = ["--donors", f"gsm:{shared_dir / 'data/gsm8k/train.jsonl'}", "--no-own-donors"] if suite == "math" else []
+    # as documented: distractors lent by GSM8K train problems (for MATH only those: glass_inspect.corpus.build)
+    train = shared_dir / "data/gsm8k/train.jsonl"
+    donors = ["--donors", f"gsm:{train}", "--no-own-donors"] if suite == "math" else ["--donors", str(train)]
     assert (
         main(["--suite", suite, "--source", str(shared_dir / path), "--out", str(out), "--limit", "20", *donors]) == 0
     )
@@ -315,6 +316,11 @@ def test_gsm_currency_is_written_out_for_a_math_target():
         write_out_currency("One orange costs $1 and a comb $1.5.")
         == "One orange costs 1 dollar and a comb 1.5 dollars."
     )
+    # the final MATH audit: an amount before a noun is an adjective, and "$8 dollars" says dollars once
+    assert write_out_currency("He cashed a $200 check and paid a $100.00 pet fee.") == (
+        "He cashed a 200-dollar check and paid a 100.00-dollar pet fee."
+    )
+    assert write_out_currency("Ann gave him $8 dollars.") == "Ann gave him 8 dollars."
 
 
 def test_open_money_query_bases_get_no_money_distractors(tmp_path):

@@ -335,3 +335,24 @@ def test_what_the_final_math_distractor_audit_found_is_refused():
     assert not setup_sentence("If you have an empty basin that can hold 260 gallons of water.")
     assert not setup_sentence("A paper cone has radius 4 inches (shaded).")
     assert setup_sentence("A basin holds 260 gallons of water.")
+
+
+def test_distractors_never_stand_between_a_reference_and_its_referent():
+    from glass_inspect.corpus.operators.distract import insertion_point
+
+    donors = [("d", ("A bus holds 80 people.",))]
+    # "How much does it cost to fill?" leans on "It cost ...", which leans on the pool: the distractor opens it
+    pool = "John fills a 6 foot by 4 foot pool. It costs $.1 per cubic foot to fill. How much does it cost to fill?"
+    assert insertion_point(pool) == 0
+    assert irrelevant_context(pool, 1, donors, 0).text == "A bus holds 80 people. " + pool
+    # "At this rate" leans on the sentence before it; a question that leans on nothing keeps its place
+    rate = "A crocodile is 10 inches long. It grows 2 inches a year. At this rate, how long will it be in 8 years?"
+    assert insertion_point(rate) == 0
+    plain = "Ann has 3 pens. Bob has 4 cups. How many pens does Ann have?"
+    assert insertion_point(plain) == 2
+    # a bare "he" after the insertion point makes every person-like sentence a capture risk ("A park warden")
+    from glass_inspect.corpus.operators import capture_risk, mentions_gender
+
+    text = "John drives 30 miles a day. If he spends 50 dollars on gas, how much is a mile?"
+    assert capture_risk(text) == {"male"}
+    assert mentions_gender("A park warden has issued 24 citations.", {"male"})

@@ -374,14 +374,18 @@ def _lend(text: str, donor_suite: str, tex: bool) -> tuple[str, ...]:
 # belong to the number ("for $16, and" keeps its comma outside); a malformed one ("$1,20") is left as it is
 _DOLLARS = re.compile(
     r"\$\s?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?![\d]|,\d)|(?=\.\d))(?P<frac>\.\d+)?(?P<scale>\s(?:thousand|million|billion)\b)?"
-    r"(?P<bill>(?=\s(?:bills?|notes?|coins?|gift cards?)\b))?"
+    r"(?P<bill>(?=\s(?:bills?|notes?|coins?|gift cards?|checks?|cheques?|fees?|gifts?|coupons?|vouchers?|"
+    r"deposits?|donations?|tips?|fines?|tickets?|prizes?|bonus(?:es)?|payments?|purchases?|discounts?|credits?|"
+    r"charges?|orders?|budgets?|items?|loans?|rebates?|refunds?|allowances?|salary|wages?|pet fees?)\b))?"
+    r"(?P<unit>\s+dollars?\b)?"
 )
 
 
 def write_out_currency(text: str) -> str:
-    """GSM currency written out for a LaTeX target: ``$16`` -> ``16 dollars``, ``$.40`` -> ``0.40 dollars``,
-    ``$1.5 million`` -> ``1.5 million dollars``, ``$20 bills`` -> ``20-dollar bills``; a comma after the amount
-    that does not open a group of three digits stays after it (``$16, and`` -> ``16 dollars, and``)."""
+    """GSM currency written out for a LaTeX target: ``$16`` -> ``16 dollars``, ``$1`` -> ``1 dollar``, ``$.40`` ->
+    ``0.40 dollars``, ``$1.5 million`` -> ``1.5 million dollars``, ``$20 bills`` / ``a $200 check`` ->
+    ``20-dollar bills`` / ``a 200-dollar check``, ``$8 dollars`` -> ``8 dollars``; a comma after the amount that
+    does not open a group of three digits stays after it (``$16, and`` -> ``16 dollars, and``)."""
 
     def sub(m: re.Match) -> str:
         amount = (m.group("num") or "0") + (m.group("frac") or "")

@@ -18,6 +18,7 @@ from glass_inspect.corpus.operators.names import (
     bare_pronoun,
     person_nouns_in,
 )
+from glass_inspect.corpus.operators.reorder import leans_on_neighbour
 from glass_inspect.corpus.operators.text import (
     MONEY,
     MATHS_SPAN,
@@ -122,9 +123,7 @@ def irrelevant_context(
     if len(taken) < size:
         return None
     seg = segment(text, tex)
-    q = seg.query
-    while q > 0 and outside_maths(seg.sentences[q - 1], tex).rstrip().endswith(":"):
-        q -= 1  # never between a lead-in ("... the following list:") and what it introduces
+    q = insertion_point(text, tex)
     inserted = " ".join(taken)
     if q == 0:
         new_text = seg.prefix + inserted + " " + text[len(seg.prefix) :]
@@ -135,13 +134,31 @@ def irrelevant_context(
     return Twin(new_text, "irrelevant_context", size, seed, changes)
 
 
-def capture_risk(text: str, tex: bool = False) -> set[str]:
-    """Genders (``male`` / ``female``) of the he / she pronouns of the query tail that no name precedes in their
-    own sentence: a distractor naming a person of such a gender, placed just before the query, could capture
-    the pronoun."""
+@lru_cache(maxsize=4096)
+def insertion_point(text: str, tex: bool = False) -> int:
+    """Index of the sentence the distractors go before: the query, moved up past every sentence that leans on the
+    one before it (``reorder.leans_on_neighbour``: "How much does it cost to fill?", "At this rate, ...") and past
+    a lead-in ending with ":", so an injected sentence never stands between a reference and its referent (0: the
+    distractors open the problem)."""
     seg = segment(text, tex)
+    q = seg.query
+    while q > 0 and (
+        leans_on_neighbour(seg.sentences[q], tex) or outside_maths(seg.sentences[q - 1], tex).rstrip().endswith(":")
+    ):
+        q -= 1
+    return q
+
+
+def after_insertion(text: str, tex: bool = False) -> tuple[str, ...]:
+    """The sentences a distractor will stand before (from ``insertion_point`` on)."""
+    return segment(text, tex).sentences[insertion_point(text, tex) :]
+
+
+def capture_risk(text: str, tex: bool = False) -> set[str]:
+    """Genders (``male`` / ``female``) of the he / she pronouns after the insertion point that no name precedes in
+    their own sentence: a distractor naming a person of such a gender could capture the pronoun."""
     risk: set[str] = set()
-    for s in seg.sentences[seg.query :]:
+    for s in after_insertion(text, tex):
         if bare_pronoun(s, tex, MALE_PRONOUN):
             risk.add("male")
         if bare_pronoun(s, tex, FEMALE_PRONOUN):
@@ -169,10 +186,9 @@ _DETERMINED = re.compile(r"\b(?:the|a|an|each|every|his|her|their|this|that|thes
 
 
 def query_nouns(text: str, tex: bool = False) -> frozenset[str]:
-    """Nouns the query tail points at with a determiner ("the farmer", "each tray"), stemmed: a distractor
-    mentioning one could redirect the question."""
-    seg = segment(text, tex)
-    tail = outside_maths(" ".join(seg.sentences[seg.query :]), tex).lower()
+    """Nouns the sentences after the insertion point point at with a determiner ("the farmer", "each tray"),
+    stemmed: a distractor mentioning one could redirect the question."""
+    tail = outside_maths(" ".join(after_insertion(text, tex)), tex).lower()
     return frozenset(stem(w) for w in _DETERMINED.findall(tail) if w not in STOP_WORDS)
 
 

@@ -454,6 +454,26 @@ def _random_linear_extension(deps: dict[int, set[int]], rng: random.Random) -> l
     return order
 
 
+def leans_on_neighbour(sentence: str, tex: bool = False) -> bool:
+    """Whether ``sentence`` leans on the sentence before it through a pronoun or a pointing word (he / she with no
+    name before it, it / they / them, this / these / those / that, adverbial "there"): nothing may come between
+    them without taking over the reference."""
+    plain = outside_maths(sentence, tex)
+    return bool(
+        bare_pronoun(sentence, tex)
+        or PLURAL_PRONOUN.search(plain)
+        or _POINTING.search(plain)
+        or plain.lstrip().startswith("(")
+    )
+
+
+_POINTING = re.compile(
+    r"\b(this|these|those|that(?!\s+(?:is|was|are|were|will|would|can|could|has|have|had)\b)|"
+    r"there(?!\s+(?:is|are|was|were|will|would|has|have|had|must|should|can|could|may|might)\b))\b",
+    re.I,
+)
+
+
 def _drop_additive(setup: Sequence[str], order: list[int]) -> list[str] | None:
     """The setup in ``order``, where a sentence with "also" / "too" / "as well" that no longer follows the sentence
     it followed loses that word ("He also has a job" -> "He has a job"): the word adds to the statement just
