@@ -9,7 +9,7 @@ import pytest
 from glass_inspect.corpus.build import build_corpus
 from glass_inspect.corpus.builtin import BUILTIN_FILES
 from glass_inspect.corpus.cli import main
-from glass_inspect.corpus.hand_audit import defect_table, draw_sample, wilson
+from glass_inspect.corpus.hand_audit import defect_table, draw_sample, verdict_rows, wilson
 
 
 def test_wilson_interval():
@@ -39,7 +39,7 @@ def test_sample_is_seeded_stratified_and_the_verdicts_make_a_table(corpus, tmp_p
     assert all(sum((r["family"], r["dose"]) == s for r in rows) <= 3 for s in strata)
     prefix = tmp_path / "s"
     assert main(["sample", str(corpus), "--out", str(prefix), "--per-stratum", "3", "--seed", "1"]) == 0
-    text = (tmp_path / "s.txt").read_text()
+    text = (tmp_path / "s.sample.txt").read_text()
     assert text.count("BASE: ") == len(rows) and text.count("TWIN: ") == len(rows)
     template = [json.loads(line) for line in (tmp_path / "s.verdicts.jsonl").read_text().splitlines()]
     assert [v["text_id"] for v in template] == [r["text_id"] for r in rows]
@@ -47,9 +47,34 @@ def test_sample_is_seeded_stratified_and_the_verdicts_make_a_table(corpus, tmp_p
         v.update(same_answer=k != 0, natural=k != 1)
     template[-1]["same_answer"] = None
     (tmp_path / "filled.jsonl").write_text("".join(json.dumps(v) + "\n" for v in template))
-    table = {t["family"]: t for t in defect_table(tmp_path / "filled.jsonl")}
+    table = {t["family"]: t for t in defect_table(verdict_rows([tmp_path / "filled.jsonl"])[0])}
     assert table["all"]["read"] == len(rows) - 1 and table["all"]["unread"] == 1
     assert table["all"]["answer_changed"] == 1 and table["all"]["any_defect"] == 2
     capsys.readouterr()
     assert main(["verdicts", str(tmp_path / "filled.jsonl")]) == 0
     assert "answer changed" in capsys.readouterr().out
+
+
+def test_pooled_verdicts_count_only_the_twins_the_corpus_still_has(corpus, tmp_path, capsys):
+    prefix = tmp_path / "r1"
+    assert main(["sample", str(corpus), "--out", str(prefix), "--per-stratum", "2", "--seed", "4"]) == 0
+    rows = [json.loads(line) for line in (tmp_path / "r1.verdicts.jsonl").read_text().splitlines()]
+    for v in rows:
+        v.update(same_answer=True, natural=True)
+    rows[0]["same_answer"] = False  # a defect the builder then fixed: its twin changes in the next build
+    (tmp_path / "r1.verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in rows))
+    sample = (tmp_path / "r1.sample.txt").read_text()
+    twin_line = next(line for line in sample.splitlines() if line.startswith("TWIN: "))  # rows[0]'s twin
+    # the reading of an earlier build: the first twin's text as it was then
+    old = sample.replace(twin_line, twin_line + " (before the fix)", 1)
+    (tmp_path / "r1.sample.txt").write_text(old)
+    kept, superseded = verdict_rows([tmp_path / "r1.verdicts.jsonl"], corpus)
+    assert superseded == 1 and len(kept) == len(rows) - 1
+    assert all(r["same_answer"] for r in kept)
+    # a later file's row replaces an earlier one, and without a corpus every row counts
+    (tmp_path / "r2.verdicts.jsonl").write_text(json.dumps({**rows[1], "natural": False}) + "\n")
+    pooled, _ = verdict_rows([tmp_path / "r1.verdicts.jsonl", tmp_path / "r2.verdicts.jsonl"])
+    assert len(pooled) == len(rows) and sum(r["natural"] is False for r in pooled) == 1
+    capsys.readouterr()
+    assert main(["verdicts", str(tmp_path / "r1.verdicts.jsonl"), "--corpus", str(corpus)]) == 0
+    assert "judged twins it no longer has" in capsys.readouterr().out

@@ -6,7 +6,7 @@ glass-build export-pairs DIR --out FILE --dose m                   # §3.4 Label
 glass-build import-pairs FILE... --suite S --out DIR               # a corpus from LabeledPair files
 glass-build show DIR [--n 10]                   # random twins of each family beside their bases
 glass-build sample DIR --out PREFIX [--per-stratum 10] [--seed 0]   # hand-audit sample + verdict template
-glass-build verdicts FILE.jsonl                 # defect rates of a filled verdict file (Wilson intervals)
+glass-build verdicts FILE.jsonl... [--corpus DIR]  # defect rates of filled verdict files (Wilson intervals)
 """
 
 from __future__ import annotations
@@ -25,7 +25,14 @@ from glass_inspect.answers import SUITES
 from glass_inspect.corpus.audit import apply_audit
 from glass_inspect.corpus.build import build_corpus
 from glass_inspect.corpus.contract import DEFAULT_DOSES, FAMILIES, parse_doses, read_pool
-from glass_inspect.corpus.hand_audit import defect_table, draw_sample, format_table, sample_text, verdict_template
+from glass_inspect.corpus.hand_audit import (
+    defect_table,
+    draw_sample,
+    format_table,
+    sample_text,
+    verdict_rows,
+    verdict_template,
+)
 from glass_inspect.corpus.labeled_pairs import import_labeled_pairs, write_labeled_pairs
 
 SUBCOMMANDS = ("audit", "export-pairs", "import-pairs", "show", "sample", "verdicts")
@@ -99,11 +106,18 @@ def _sub_parser(cmd: str) -> argparse.ArgumentParser:
         ap.add_argument("--seed", type=int, default=0)
     elif cmd == "sample":
         ap.add_argument("corpus")
-        ap.add_argument("--out", required=True, help="writes PREFIX.txt (twins beside bases), PREFIX.verdicts.jsonl")
+        ap.add_argument(
+            "--out", required=True, help="writes PREFIX.sample.txt (twins beside bases), PREFIX.verdicts.jsonl"
+        )
         ap.add_argument("--per-stratum", type=int, default=10, help="twins per (family, dose) stratum")
         ap.add_argument("--seed", type=int, default=0)
     elif cmd == "verdicts":
-        ap.add_argument("file", help="a filled verdict JSONL file (see glass_inspect.corpus.hand_audit)")
+        ap.add_argument("files", nargs="+", help="filled verdict JSONL files, pooled (glass_inspect.corpus.hand_audit)")
+        ap.add_argument(
+            "--corpus",
+            default=None,
+            help="count only rows whose twin (TWIN text of PREFIX.sample.txt) is this corpus's twin",
+        )
     elif cmd == "export-pairs":
         ap.add_argument("corpus")
         ap.add_argument("--out", required=True, help="LabeledPair JSONL file to write")
@@ -125,13 +139,16 @@ def _run_subcommand(cmd: str, args: argparse.Namespace) -> None:
         print(f"wrote {args.out}; dropped by the No-Op audit: {json.dumps(drops, sort_keys=True)}")
     elif cmd == "sample":
         rows = draw_sample(args.corpus, args.per_stratum, args.seed)
-        Path(f"{args.out}.txt").write_text(sample_text(rows) + "\n", encoding="utf-8")
+        Path(f"{args.out}.sample.txt").write_text(sample_text(rows) + "\n", encoding="utf-8")
         Path(f"{args.out}.verdicts.jsonl").write_text(
             "".join(json.dumps(v, sort_keys=True) + "\n" for v in verdict_template(rows)), encoding="utf-8"
         )
-        print(f"wrote {len(rows)} twins to {args.out}.txt and a verdict template to {args.out}.verdicts.jsonl")
+        print(f"wrote {len(rows)} twins to {args.out}.sample.txt and a verdict template to {args.out}.verdicts.jsonl")
     elif cmd == "verdicts":
-        print(format_table(defect_table(args.file)))
+        rows, superseded = verdict_rows(args.files, args.corpus)
+        print(format_table(defect_table(rows)))
+        if args.corpus is not None:
+            print(f"{len(rows)} rows judge twins of {args.corpus}; {superseded} judged twins it no longer has")
     elif cmd == "export-pairs":
         n = write_labeled_pairs(args.corpus, args.dose, args.out)
         print(f"wrote {n} LabeledPair rows to {args.out}")

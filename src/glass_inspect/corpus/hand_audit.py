@@ -12,9 +12,12 @@ the operator changed); ``verdict_template`` writes one JSONL row per drawn twin 
      "irrelevant": true|false|null,      # distractors only: is the injected text irrelevant to the question?
      "note": "..."}
 
-``defect_table`` reads a filled verdict file: per family (and overall) the number read, answer-changing twins
+``defect_table`` reads filled verdict files: per family (and overall) the number read, answer-changing twins
 (``same_answer`` false), and twins with any defect (any of the three false), each with its 95 % Wilson interval.
-Rows left at null are counted as unread.
+Rows left at null are counted as unread. Several files pool (a later file's row for a twin replaces an earlier
+one); given the corpus the figures should describe, a row counts only when the twin it judged (the TWIN text of
+its sample file ``PREFIX.sample.txt``, beside ``PREFIX.verdicts.jsonl``) is the twin of that corpus, so readings
+of an earlier build never stand in for a twin that has since changed (``verdict_rows``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -97,13 +101,42 @@ def verdict_template(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def defect_table(verdict_file: str | Path) -> list[dict[str, Any]]:
+SAMPLE_SUFFIX, VERDICTS_SUFFIX = ".sample.txt", ".verdicts.jsonl"
+_TWIN_BLOCK = re.compile(r"^### \d+\. (\S+) .*?\nTWIN: (.*?)\nCHANGES: ", re.M | re.S)
+
+
+def sample_twins(sample_file: str | Path) -> dict[str, str]:
+    """``text_id -> twin text`` of a sample file written by ``glass-build sample``."""
+    return {m.group(1): m.group(2) for m in _TWIN_BLOCK.finditer(Path(sample_file).read_text(encoding="utf-8"))}
+
+
+def verdict_rows(files: Sequence[str | Path], corpus: str | Path | None = None) -> tuple[list[dict[str, Any]], int]:
+    """The rows of ``files`` pooled (a later row for a twin replaces an earlier one), and how many were set aside
+    because, with ``corpus``, the twin they judged is not that corpus's twin (absent, or its text changed)."""
+    pool = {r.text_id: r.text for r in read_pool(corpus)} if corpus is not None else None
+    chosen: dict[str, dict[str, Any]] = {}
+    superseded = 0
+    for file in map(Path, files):
+        if pool is not None:
+            if not file.name.endswith(VERDICTS_SUFFIX):
+                raise SuiteInputError(
+                    f"{file}: a verdict file is named PREFIX{VERDICTS_SUFFIX} beside PREFIX{SAMPLE_SUFFIX}."
+                )
+            read = sample_twins(file.with_name(file.name[: -len(VERDICTS_SUFFIX)] + SAMPLE_SUFFIX))
+        for n, row in iter_jsonl(file):
+            if "family" not in row or "same_answer" not in row or "text_id" not in row:
+                raise SuiteInputError(f"{file}, record {n}: every row needs 'text_id', 'family' and 'same_answer'.")
+            if pool is not None and (row["text_id"] not in read or pool.get(row["text_id"]) != read[row["text_id"]]):
+                superseded += 1
+                continue
+            chosen[row["text_id"]] = row
+    return list(chosen.values()), superseded
+
+
+def defect_table(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per family and overall: read, answer-changing and any-defect counts with Wilson intervals."""
-    rows = [row for _, row in iter_jsonl(Path(verdict_file))]
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
-        if "family" not in row or "same_answer" not in row:
-            raise SuiteInputError(f"{verdict_file}: every row needs 'family' and 'same_answer' ({row!r}).")
         if row["same_answer"] is None:
             continue
         groups[row["family"]].append(row)
