@@ -309,7 +309,7 @@ def test_gsm_currency_is_written_out_for_a_math_target():
         "He buys a hat for 16 dollars, a bag for 1,250 dollars, and a pen for 2.50 dollars."
     )
     assert write_out_currency("It pays $.40 each; ten $20 bills; a $1.5 million house.") == (
-        "It pays 0.40 dollars each; ten 20-dollar bills; a 1.5 million dollars house."
+        "It pays 0.40 dollars each; ten 20-dollar bills; a 1.5 million-dollar house."
     )
     assert write_out_currency("A typo: $1,20 here.") == "A typo: $1,20 here."  # left as it is: never lent
     assert (
@@ -321,6 +321,9 @@ def test_gsm_currency_is_written_out_for_a_math_target():
         "He cashed a 200-dollar check and paid a 100.00-dollar pet fee."
     )
     assert write_out_currency("Ann gave him $8 dollars.") == "Ann gave him 8 dollars."
+    assert write_out_currency("James sells a $500,000 house for $600,000.") == (
+        "James sells a 500,000-dollar house for 600,000 dollars."
+    )
 
 
 def test_open_money_query_bases_get_no_money_distractors(tmp_path):

@@ -356,3 +356,22 @@ def test_distractors_never_stand_between_a_reference_and_its_referent():
     text = "John drives 30 miles a day. If he spends 50 dollars on gas, how much is a mile?"
     assert capture_risk(text) == {"male"}
     assert mentions_gender("A park warden has issued 24 citations.", {"male"})
+
+
+def test_what_the_third_math_distractor_audit_found_is_refused():
+    from glass_inspect.corpus.operators.distract import insertion_point
+
+    # a display environment is one maths span: no sentence boundary (and no insertion) inside it
+    aligned = "Let $a$ and $b$ be roots. Then \\begin{align*} x &= 1. \\\\ Y &= 2. \\end{align*} Find $a+b$."
+    assert segment(aligned, True).sentences == (
+        "Let $a$ and $b$ be roots.",
+        aligned[len("Let $a$ and $b$ be roots. ") :],
+    )
+    # a list label is not a sentence of its own
+    listed = "Which statements hold? 15. $x < 1$. 16. $x^3 < x < x^2$."
+    assert "16. $x^3 < x < x^2$." in segment(listed, True).sentences[-1]
+    # a question about "the numbers" the setup just gave keeps that sentence as its neighbour
+    text = "The sum of two numbers is 22. Their difference is 4. What is the greater number?"
+    assert insertion_point(text, True) == 0
+    assert insertion_point("Two numbers add to 22. What is the greater number?", True) == 0
+    assert insertion_point("Ann has 22 pens. Bob has 3 cups. What is the number of pens Ann has?") == 2

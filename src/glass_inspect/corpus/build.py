@@ -384,12 +384,14 @@ _DOLLARS = re.compile(
 def write_out_currency(text: str) -> str:
     """GSM currency written out for a LaTeX target: ``$16`` -> ``16 dollars``, ``$1`` -> ``1 dollar``, ``$.40`` ->
     ``0.40 dollars``, ``$1.5 million`` -> ``1.5 million dollars``, ``$20 bills`` / ``a $200 check`` ->
-    ``20-dollar bills`` / ``a 200-dollar check``, ``$8 dollars`` -> ``8 dollars``; a comma after the amount that
-    does not open a group of three digits stays after it (``$16, and`` -> ``16 dollars, and``)."""
+    ``20-dollar bills`` / ``a 200-dollar check``, ``a $500,000 house`` -> ``a 500,000-dollar house``, ``$8 dollars``
+    -> ``8 dollars``; a comma after the amount that does not open a group of three digits stays after it (``$16,
+    and`` -> ``16 dollars, and``)."""
 
     def sub(m: re.Match) -> str:
         amount = (m.group("num") or "0") + (m.group("frac") or "")
-        if m.group("bill") is not None:
+        adjective = re.search(r"\b(?:a|an)\s+$", m.string[max(0, m.start() - 4) : m.start()], re.I)
+        if m.group("bill") is not None or (adjective and not m.group("unit")):  # "a $500,000 house"
             return f"{amount}{m.group('scale') or ''}-dollar"
         unit = "dollar" if amount == "1" and not m.group("scale") else "dollars"
         return f"{amount}{m.group('scale') or ''} {unit}"

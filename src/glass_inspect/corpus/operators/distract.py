@@ -143,10 +143,21 @@ def insertion_point(text: str, tex: bool = False) -> int:
     seg = segment(text, tex)
     q = seg.query
     while q > 0 and (
-        leans_on_neighbour(seg.sentences[q], tex) or outside_maths(seg.sentences[q - 1], tex).rstrip().endswith(":")
+        leans_on_neighbour(seg.sentences[q], tex)
+        or _NUMBER_REFERENCE.search(outside_maths(seg.sentences[q], tex))
+        or outside_maths(seg.sentences[q - 1], tex).rstrip().endswith(":")
     ):
         q -= 1
     return q
+
+
+# "the greater number", "neither number", "the result": a question about numbers the setup just gave (a distractor
+# full of numbers in between could answer to it)
+_NUMBER_REFERENCE = re.compile(
+    r"\b(?:(?:the|these|both|either|neither)\s+(?:(?:two|three|greater|smaller|larger|largest|smallest|first|second|"
+    r"other)\s+)?numbers?\b(?!\s+of\b)|the (?:result|sum|product|quotient|remainder)\b(?!\s+of\b))",
+    re.I,
+)
 
 
 def after_insertion(text: str, tex: bool = False) -> tuple[str, ...]:

@@ -47,7 +47,9 @@ class Twin:
 # a maths or diagram span of a LaTeX text: $$...$$, $...$, \\[...\\], \\(...\\), [asy]...[/asy]; an escaped dollar
 # (``\\$5``, a currency sign) neither opens nor closes a span
 MATHS_SPAN = re.compile(
-    r"(?<!\\)\$\$.*?(?<!\\)\$\$|(?<!\\)\$(?:\\.|[^$\\])*?(?<!\\)\$|\\\[.*?\\\]|\\\(.*?\\\)|\[asy\].*?\[/asy\]", re.S
+    r"(?<!\\)\$\$.*?(?<!\\)\$\$|(?<!\\)\$(?:\\.|[^$\\])*?(?<!\\)\$|\\\[.*?\\\]|\\\(.*?\\\)|\[asy\].*?\[/asy\]|"
+    r"\\begin\{([A-Za-z]+\*?)\}.*?\\end\{\1\}",
+    re.S,
 )
 _BOUNDARY = re.compile(r"[.!?][\"'”’)]*(\s+)(?=[A-Z0-9$\"“'(\\])")
 _TITLES = ("Mr", "Mrs", "Ms", "Dr", "St", "Jr", "Sr", "Prof", "Mt", "vs", "etc", "e.g", "i.e", "No")
@@ -131,6 +133,8 @@ def segment(text: str, tex: bool = False) -> Segments:
         head = text[start : m.start()]
         if re.search(r"(?:^|[\s(])(?:" + "|".join(re.escape(t) for t in _TITLES) + r")$", head):
             continue
+        if tex and re.fullmatch(r"\s*\(?[0-9]{1,3}[a-z]?\)?", head):
+            continue  # a list label ("16. $x^3 < x < x^2$") is not a sentence of its own
         sentences.append(text[start : m.start(1)])
         seps.append(m.group(1))
         start = m.end()
