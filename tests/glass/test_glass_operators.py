@@ -370,6 +370,8 @@ def test_what_the_third_math_distractor_audit_found_is_refused():
     # a list label is not a sentence of its own
     listed = "Which statements hold? 15. $x < 1$. 16. $x^3 < x < x^2$."
     assert "16. $x^3 < x < x^2$." in segment(listed, True).sentences[-1]
+    statements = "Consider these statements:\n\n1. $x < x^2$\n16. $x^3 < x$\n\nEnter the sum of the true labels."
+    assert all(not s.rstrip().endswith(("1.", "16.")) for s in segment(statements, True).sentences)
     # a question about "the numbers" the setup just gave keeps that sentence as its neighbour
     text = "The sum of two numbers is 22. Their difference is 4. What is the greater number?"
     assert insertion_point(text, True) == 0

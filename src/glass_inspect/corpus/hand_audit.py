@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from causal_suite.errors import SuiteInputError
-from causal_suite.jsonl import iter_jsonl
+from causal_suite.jsonl import iter_jsonl, read_text
 from glass_inspect.corpus.contract import IDENTITY, TWIN_FAMILIES, read_corpus_info, read_manifest, read_pool
 
 
@@ -107,7 +107,12 @@ _TWIN_BLOCK = re.compile(r"^### \d+\. (\S+) .*?\nTWIN: (.*?)\nCHANGES: ", re.M |
 
 def sample_twins(sample_file: str | Path) -> dict[str, str]:
     """``text_id -> twin text`` of a sample file written by ``glass-build sample``."""
-    return {m.group(1): m.group(2) for m in _TWIN_BLOCK.finditer(Path(sample_file).read_text(encoding="utf-8"))}
+    path = Path(sample_file)
+    if not path.is_file():
+        raise SuiteInputError(
+            f"{path}: no such sample file; the verdicts beside it cannot be tied to a corpus's twins."
+        )
+    return {m.group(1): m.group(2) for m in _TWIN_BLOCK.finditer(read_text(path))}
 
 
 def verdict_rows(files: Sequence[str | Path], corpus: str | Path | None = None) -> tuple[list[dict[str, Any]], int]:

@@ -133,8 +133,8 @@ def segment(text: str, tex: bool = False) -> Segments:
         head = text[start : m.start()]
         if re.search(r"(?:^|[\s(])(?:" + "|".join(re.escape(t) for t in _TITLES) + r")$", head):
             continue
-        if tex and re.fullmatch(r"\s*\(?[0-9]{1,3}[a-z]?\)?", head):
-            continue  # a list label ("16. $x^3 < x < x^2$") is not a sentence of its own
+        if tex and re.search(r"(?:^|\n)[ \t]*\(?[0-9]{1,3}[a-z]?\)?$", head):
+            continue  # a list label ("16. $x^3 < x < x^2$") ends no sentence
         sentences.append(text[start : m.start(1)])
         seps.append(m.group(1))
         start = m.end()
