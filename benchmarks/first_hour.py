@@ -409,11 +409,13 @@ def case_score(logs: dict[str, Any], tmp: Path) -> None:
     parts = []
     for task in ("glassgsm", "cobe"):
         path = logs[task].location
-        plain = run([str(BIN / "inspect"), "score", path, "--output-file", str(tmp / f"{task}_inspect.eval")])
-        said = next((ln.strip() for ln in (plain.stdout + plain.stderr).splitlines() if "scorer" in ln.lower()), "")
+        target = tmp / f"{task}_inspect.eval"
+        plain = run([str(BIN / "inspect"), "score", path, "--action", "overwrite", "--output-file", str(target)])
+        said = next((ln.strip() for ln in (plain.stdout + plain.stderr).splitlines() if "couldn't" in ln), "")
+        wrote = f"wrote {target.name}" if target.exists() else said[:70]
         ours = run([str(BIN / "causal-suite"), "score", path, "--out", str(tmp / f"{task}_rescored.eval")])
         parts.append(
-            f"{task}: inspect score exit {plain.returncode} ('{said[:70]}'), causal-suite score exit "
+            f"{task}: inspect score exit {plain.returncode} ({wrote}), causal-suite score exit "
             f"{ours.returncode} ('{ours.stdout.strip()[:60]}...')"
         )
     line("inspect score LOG", "; ".join(parts))

@@ -43,3 +43,35 @@ def test_a_log_of_another_task_is_one_sentence(tmp_path):
     with pytest.raises(SuiteInputError, match="not one of the suite's"):
         log_scorers(read_eval_log(log.location))
     assert inspect_command(read_eval_log(log.location), tmp_path / "x.eval").startswith("inspect score")
+
+
+def test_plain_inspect_score_finds_the_suites_scorers(scripted, tmp_path):
+    """``inspect score LOG`` with no --scorer: inspect looks the log's scorers up by their bare names, which the
+    suite registers beside the package-qualified ones (``causal_suite.inspect_compat.register_bare_scorers``)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from inspect_ai._util.registry import registry_lookup
+
+    for bare in ("glass_match", "noop_verdict", "cobe_judge", "exp_a_scorer", "exp_b_scorer"):
+        assert registry_lookup("scorer", bare) is not None, bare
+    [log] = eval(
+        "glass_inspect/glassgsm",
+        model=scripted("The answer is 18."),
+        limit=6,
+        epochs=2,
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    out = tmp_path / "plain.eval"
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    done = subprocess.run(
+        [str(inspect_cli), "score", log.location, "--action", "overwrite", "--output-file", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    before = {(s.id, s.epoch): s.scores["glass_match"].value for s in read_eval_log(log.location).samples}
+    assert {(s.id, s.epoch): s.scores["glass_match"].value for s in read_eval_log(str(out)).samples} == before
