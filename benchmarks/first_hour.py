@@ -280,9 +280,10 @@ def case_exp_b_default(tmp: Path) -> None:
     )
 
 
-def case_mockllm(tmp: Path) -> None:
-    done = inspect_cli(
-        "eval",
+def mockllm_glass(command: str, log_dir: Path, *extra: str) -> Any:
+    """``inspect <command>`` of one glassgsm sample, one draw, with inspect's mock model (offline: it fails)."""
+    return inspect_cli(
+        command,
         "glass_inspect/glassgsm",
         "--model",
         "mockllm/model",
@@ -290,10 +291,15 @@ def case_mockllm(tmp: Path) -> None:
         "1",
         "--epochs",
         "1",
+        *extra,
         "--log-dir",
-        str(tmp / "mock"),
+        str(log_dir),
         timeout=300,
     )
+
+
+def case_mockllm(tmp: Path) -> None:
+    done = mockllm_glass("eval", tmp / "mock")
     log = newest_log(tmp / "mock")
     last = (log.error.message.strip().splitlines() or ["?"])[-1] if log and log.error else "-"
     error = last.split("(")[0] + (" while downloading its tokenizer" if "tiktoken" in last else "")  # no host names
@@ -521,35 +527,8 @@ def case_header(tmp: Path, glass_replies_file: Path, expb_replies_file: Path) ->
 
 
 def case_exit(tmp: Path) -> None:
-    done = inspect_cli(
-        "eval-set",
-        "glass_inspect/glassgsm",
-        "--model",
-        "mockllm/model",
-        "--limit",
-        "1",
-        "--epochs",
-        "1",
-        "--retry-attempts",
-        "0",
-        "--log-dir",
-        str(tmp / "exit_set"),
-        timeout=300,
-    )
-    debug = inspect_cli(
-        "eval",
-        "glass_inspect/glassgsm",
-        "--model",
-        "mockllm/model",
-        "--limit",
-        "1",
-        "--epochs",
-        "1",
-        "--debug-errors",
-        "--log-dir",
-        str(tmp / "exit_debug"),
-        timeout=300,
-    )
+    done = mockllm_glass("eval-set", tmp / "exit_set", "--retry-attempts", "0")
+    debug = mockllm_glass("eval", tmp / "exit_debug", "--debug-errors")
     line(
         "exit status",
         f"task ended in error: inspect eval exit 0 (inspect's CLI returns success whatever the status; hooks cannot "
