@@ -72,6 +72,25 @@ def make_scripted_model(script: Script, name: str = "model") -> Model:
     return model
 
 
+@pytest.fixture(autouse=True)
+def _model_context_restored():
+    """Each test ends with inspect's active model and model roles as it found them: ``eval_set`` leaves its model
+    under test active in the calling process, and a later test building a CoBe task outside an eval would take it
+    for the model of a running eval (its judge check ran early and refused)."""
+    from inspect_ai.model._model import _model_roles, active_model_context_var
+
+    tokens = []
+    for var, empty in ((active_model_context_var, None), (_model_roles, {})):
+        try:
+            value = var.get()
+        except LookupError:
+            value = empty
+        tokens.append((var, var.set(value)))
+    yield
+    for var, token in reversed(tokens):
+        var.reset(token)
+
+
 @pytest.fixture
 def scripted() -> Callable[..., Model]:
     """Factory fixture: ``scripted(script)`` -> a scripted mockllm ``Model`` (see ``make_scripted_model``)."""
