@@ -228,30 +228,10 @@ def _exp_b_ids():
 def case_exp_b_default(tmp: Path) -> None:
     from causalverify_inspect.sandbox import choice, docker
 
-    done = inspect_cli(
-        "eval",
-        "causalverify_inspect/exp_b",
-        "--model",
-        "scripted/fh",
-        "--limit",
-        "1",
-        "--log-dir",
-        str(tmp / "expb_default"),
-    )
+    done = exp_b_cli(tmp / "expb_default", "scripted/fh", "--limit", "1")
     said_auto = next((ln for ln in done.stderr.splitlines() if ln.startswith("exp_b: sandbox auto")), "(no line)")
     log = newest_log(tmp / "expb_default")
-    explicit = inspect_cli(
-        "eval",
-        "causalverify_inspect/exp_b",
-        "-T",
-        "sandbox=docker",
-        "--model",
-        "scripted/fh",
-        "--limit",
-        "1",
-        "--log-dir",
-        str(tmp / "expb_docker"),
-    )
+    explicit = exp_b_cli(tmp / "expb_docker", "scripted/fh", "-T", "sandbox=docker", "--limit", "1")
     said = " ".join((explicit.stdout + explicit.stderr).split())
     found = re.search(r"exp_b: sandbox 'docker' cannot run here.*?-T sandbox=confined\.", said)
     refusal = found.group(0) if found else said[-220:]
@@ -277,6 +257,13 @@ def case_exp_b_default(tmp: Path) -> None:
         f"-T sandbox=docker without engine: exit {explicit.returncode}, '{refusal}'; engine without image: "
         f"auto -> {auto.sandbox} ({auto.reason}), -T sandbox=docker -> '{no_image}' "
         f"[names -T sandbox=confined: {'-T sandbox=confined' in refusal and '-T sandbox=confined' in no_image}]",
+    )
+
+
+def exp_b_cli(log_dir: Path, model: str, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    """``inspect eval causalverify_inspect/exp_b ARGS --model MODEL --log-dir LOG_DIR``."""
+    return inspect_cli(
+        "eval", "causalverify_inspect/exp_b", *args, "--model", model, "--log-dir", str(log_dir), timeout=timeout
     )
 
 
@@ -331,18 +318,8 @@ def case_offline_cap(tmp: Path) -> None:
     if not has("Rscript", "bwrap", "prlimit"):
         return line("offline exp_b token cap", "skipped (needs R, bubblewrap)")
     start = time.perf_counter()
-    done = inspect_cli(
-        "eval",
-        "causalverify_inspect/exp_b",
-        "-T",
-        "sandbox=confined",
-        "-T",
-        "ids=did_easy_01",
-        "--model",
-        "offline/gemma-3-270m",
-        "--log-dir",
-        str(tmp / "cap"),
-        timeout=900,
+    done = exp_b_cli(
+        tmp / "cap", "offline/gemma-3-270m", "-T", "sandbox=confined", "-T", "ids=did_easy_01", timeout=900
     )
     wall = time.perf_counter() - start
     log = newest_log(tmp / "cap")
@@ -456,11 +433,8 @@ def case_eval_set(tmp: Path, replies: Path) -> None:
     warned = " ".join(found.group(0).split()) if found else "(no warning)"
     from inspect_ai.log import read_eval_log
 
-    statuses = sorted(
-        f"{read_eval_log(str(p), header_only=True).eval.task.split('/')[-1]}="
-        f"{read_eval_log(str(p), header_only=True).status}"
-        for p in (tmp / "evalset").glob("*.eval")
-    )
+    headers = [read_eval_log(str(p), header_only=True) for p in (tmp / "evalset").glob("*.eval")]
+    statuses = sorted(f"{h.eval.task.split('/')[-1]}={h.status}" for h in headers)
     line("eval-set, one -T sandbox", f"exit {done.returncode}, {', '.join(statuses)}; warning: '{warned[:110]}'")
 
 
@@ -479,42 +453,27 @@ def case_header(tmp: Path, glass_replies_file: Path, expb_replies_file: Path) ->
         "--log-dir",
         str(tmp / "hdr"),
     )
+    from inspect_ai.log import read_eval_log
+
     log = newest_log(tmp / "hdr")
     epochs_arg = log.eval.task_args.get("epochs", "absent")
-    ran = len(
-        {(s.id, s.epoch) for s in __import__("inspect_ai.log", fromlist=["x"]).read_eval_log(log.location).samples}
-    )
+    ran = len({(s.id, s.epoch) for s in read_eval_log(log.location).samples})
     text = (
         f"glassgsm --epochs 2: exit {done.returncode}, eval config epochs {log.eval.config.epochs}, task arg "
         f"epochs {epochs_arg}, {ran} (sample, epoch) runs of 3 samples"
     )
     if has("Rscript", "bwrap", "prlimit"):
-        inspect_cli(
-            "eval",
-            "causalverify_inspect/exp_b",
-            "-T",
-            "sandbox=confined",
-            "-T",
-            "ids=did_easy_01",
-            "--model",
-            "scripted/fh",
-            "--log-dir",
-            str(tmp / "hdr_b"),
-        )
+        exp_b_cli(tmp / "hdr_b", "scripted/fh", "-T", "sandbox=confined", "-T", "ids=did_easy_01")
         ok = newest_log(tmp / "hdr_b")
-        inspect_cli(
-            "eval",
-            "causalverify_inspect/exp_b",
+        exp_b_cli(
+            tmp / "hdr_local",
+            "scripted/fh",
             "-T",
             "ids=did_easy_01",
             "--sandbox",
             "local",
-            "--model",
-            "scripted/fh",
             "-M",
             f"replies={expb_replies_file}",
-            "--log-dir",
-            str(tmp / "hdr_local"),
         )
         local = newest_log(tmp / "hdr_local")
         message = (local.error.message.splitlines() or [""])[-1] if local.error else "(no error)"

@@ -11,21 +11,31 @@ from causal_suite.errors import SuiteInputError
 from causal_suite.rescore import inspect_command, log_scorers
 
 
-def test_glass_log_rescored_in_place_gives_the_same_scores(scripted, tmp_path, capsys):
+def glass_log(scripted, log_dir, limit: int):
+    """A scripted glassgsm run of ``limit`` samples, two draws each."""
     [log] = eval(
         "glass_inspect/glassgsm",
         model=scripted("The answer is 18."),
-        limit=12,
+        limit=limit,
         epochs=2,
         display="none",
-        log_dir=str(tmp_path),
+        log_dir=str(log_dir),
     )
-    before = {(s.id, s.epoch): s.scores["glass_match"].value for s in read_eval_log(log.location).samples}
+    return log
+
+
+def glass_scores(location) -> dict:
+    return {(s.id, s.epoch): s.scores["glass_match"].value for s in read_eval_log(str(location)).samples}
+
+
+def test_glass_log_rescored_in_place_gives_the_same_scores(scripted, tmp_path, capsys):
+    log = glass_log(scripted, tmp_path, 12)
+    before = glass_scores(log.location)
     out = tmp_path / "rescored.eval"
     assert cli_main(["score", log.location, "--out", str(out)]) == 0
     assert "--scorer glass_inspect/glass_match -S suite=gsm" in capsys.readouterr().out
     rescored = read_eval_log(str(out))
-    assert {(s.id, s.epoch): s.scores["glass_match"].value for s in rescored.samples} == before
+    assert glass_scores(out) == before
     assert rescored.results.scores[0].metrics.keys() == log.results.scores[0].metrics.keys()
 
 
@@ -56,14 +66,7 @@ def test_plain_inspect_score_finds_the_suites_scorers(scripted, tmp_path):
 
     for bare in ("glass_match", "noop_verdict", "cobe_judge", "exp_a_scorer", "exp_b_scorer"):
         assert registry_lookup("scorer", bare) is not None, bare
-    [log] = eval(
-        "glass_inspect/glassgsm",
-        model=scripted("The answer is 18."),
-        limit=6,
-        epochs=2,
-        display="none",
-        log_dir=str(tmp_path),
-    )
+    log = glass_log(scripted, tmp_path, 6)
     out = tmp_path / "plain.eval"
     inspect_cli = Path(sys.executable).with_name("inspect")
     done = subprocess.run(
@@ -73,5 +76,4 @@ def test_plain_inspect_score_finds_the_suites_scorers(scripted, tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    before = {(s.id, s.epoch): s.scores["glass_match"].value for s in read_eval_log(log.location).samples}
-    assert {(s.id, s.epoch): s.scores["glass_match"].value for s in read_eval_log(str(out)).samples} == before
+    assert glass_scores(out) == glass_scores(log.location)

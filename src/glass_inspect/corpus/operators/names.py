@@ -184,7 +184,7 @@ def entity_rename(text: str, seed: int, *, tex: bool = False, answer: str = "") 
     text_gender = pronoun_gender(text, tex) if len(first_names) == 1 else None
     for old in sorted(names):
         kind = names[old]
-        if text_gender and (kind == "unisex" or sole_person(text, tex, any_gender=True)):
+        if text_gender and (kind == "unisex" or sole_person(text, tex)):
             kind = text_gender  # one person, the pronouns say which pool fits (unisex name, or a list mismatch)
         pool = table["surnames"] if kind == "surname" else table["pool"][kind]
         choices = [n for n in pool if n.lower() not in words_in_text and n not in used]
@@ -220,27 +220,16 @@ def bare_pronoun(sentence: str, tex: bool, pattern: re.Pattern = PRONOUN) -> re.
     return None if any(0 <= plain.find(n) < pron.start() for n in fits) else pron
 
 
-def sole_person(text: str, tex: bool = False, *, any_gender: bool = False) -> tuple[str, str] | None:
-    """``(name, gender)`` when ``text`` names exactly one person (a listed first name), no other capitalised word
-    away from a sentence start could be a person, and every he / she pronoun has that person's gender."""
+def sole_person(text: str, tex: bool = False) -> tuple[str, str] | None:
+    """``(name, gender)`` when ``text`` names exactly one person (a listed first name) and no other capitalised word
+    away from a sentence start could be a person."""
     names = person_names(text, tex)
     if len(names) != 1:
         return None
     ((name, gender),) = names.items()
-    if any_gender:  # only whether nobody else is named: the caller trusts the pronouns over the name list
-        openers = {w.capitalize() for w in OPENERS} | PLAIN_OPENERS | CALENDAR_WORDS | TITLE_WORDS
-        others = {m.group(0) for m in re.finditer(r"\b[A-Z][a-z]+\b", outside_maths(text, tex))} - {name} - openers
-        return None if others else (name, gender)
-    if gender not in ("male", "female"):
-        return None
-    plain = outside_maths(text, tex)
     openers = {w.capitalize() for w in OPENERS} | PLAIN_OPENERS | CALENDAR_WORDS | TITLE_WORDS
-    others = {m.group(0) for m in re.finditer(r"\b[A-Z][a-z]+\b", plain)} - {name} - openers
-    if others or pronoun_gender(text, tex) not in (gender, None):
-        return None
-    if re.search(r"\b(himself|herself)\b", plain, re.I):
-        return None
-    return name, gender
+    others = {m.group(0) for m in re.finditer(r"\b[A-Z][a-z]+\b", outside_maths(text, tex))} - {name} - openers
+    return None if others else (name, gender)
 
 
 # ------------------------------------------------------------------------------------------ person nouns

@@ -21,6 +21,7 @@ from glass_inspect.corpus.operators.names import (
     person_nouns_in,
 )
 from glass_inspect.corpus.operators.text import (
+    NUMBER_SPAN,
     STOP_WORDS,
     Twin,
     content_words,
@@ -116,11 +117,6 @@ _INITIAL = re.compile(
     r"initially|originally|to begin with|in the beginning)\b",
     re.I,
 )
-_NUMBER = re.compile(
-    r"\$?\d[\d,]*(?:\.\d+)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"twenty|thirty|forty|fifty|hundred|thousand|dozen)\b",
-    re.I,
-)
 _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\b", re.I)
 
 
@@ -129,7 +125,7 @@ def _timeless(plain: str) -> bool:
     "It costs $2 per box"): true wherever it stands in the story."""
     if _DEFINITION.search(plain):
         return True
-    numbers = list(_NUMBER.finditer(plain))
+    numbers = list(NUMBER_SPAN.finditer(plain))
     if numbers and all(_RATE_AFTER.match(plain[m.end() : m.end() + 48]) for m in numbers):
         return True
     verbs = list(_EVENT.finditer(plain))

@@ -171,11 +171,13 @@ STOP_WORDS = frozenset(
     "now still yet what's who's total times time day days week weeks year years hour hours minute minutes "
     "dollar dollars cent cents money cost costs price amount number".split()
 )
-NUMBER_TOKEN = re.compile(
-    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
-    r"forty|fifty|hundred|thousand|dozen|half|double|twice)\b",
-    re.I,
+NUMBER_WORDS = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|dozen"
 )
+# a sentence holding any number (a digit, a number word, half / double / twice)
+NUMBER_TOKEN = re.compile(rf"\d|\b({NUMBER_WORDS}|half|double|twice)\b", re.I)
+# one whole amount: "$1,250.50", "12", "twelve"
+NUMBER_SPAN = re.compile(rf"\$?\d[\d,]*(?:\.\d+)?|\b(?:{NUMBER_WORDS})\b", re.I)
 
 
 _IRREGULAR = {
