@@ -23,7 +23,14 @@ log() { echo "[ci-docker] $*"; }
 
 version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
 
+source scripts/require.sh
 source sandboxes/r/debian_mirror.sh
+# Beyond Debian's Essential set: the archive keyring the trixie source is signed with, Python (pip fetches Compose),
+# and sudo when not root; the engine itself (docker.io) is installed by install_engine below, debootstrap by
+# sandboxes/r/build.sh.
+require_packages debian-archive-keyring
+require_commands python3:python3
+[ "$(id -u)" -eq 0 ] || require_commands sudo:sudo
 
 install_engine() {
   local have=""

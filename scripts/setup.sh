@@ -11,6 +11,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 VENV="${VENV:-.venv}"
+# What this script calls beyond Debian's Essential set: Python with venv/ensurepip (Debian splits ensurepip into
+# python3-venv), and the C/C++ compilers that build llama.cpp on the first install (CMake comes from PyPI).
+source scripts/require.sh
+[ "$PYTHON" != python3 ] || require_commands python3:python3
+"$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || require_packages python3-venv
+require_commands gcc:gcc g++:g++ make:make
 
 if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"

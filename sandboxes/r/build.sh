@@ -15,14 +15,16 @@ CACHE="${CAUSAL_SUITE_CACHE:-$HOME/.cache/causal-suite}/docker"
 BASE_IMAGE="causalverify-debian-base:bookworm"
 log() { echo "[build] $*"; }
 
+source "$here/../../scripts/require.sh"
 source "$here/debian_mirror.sh"
+command -v docker >/dev/null || { echo "no docker client: bash .ci/docker.sh up installs and starts the engine" >&2; exit 1; }
 
 base_image() {
   if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then log "base $BASE_IMAGE present"; return; fi
   local tarball="$CACHE/debian-bookworm-minbase.tar" t0; t0=$(date +%s)
   if [ ! -s "$tarball" ]; then
-    command -v debootstrap >/dev/null || { echo "debootstrap is missing: apt-get install debootstrap" >&2; exit 1; }
     [ "$(id -u)" -eq 0 ] || { echo "debootstrap needs root" >&2; exit 1; }
+    require_commands debootstrap:debootstrap
     local mirror="${CV_DEBIAN_MIRROR:-$(debian_mirror)}" root; root=$(mktemp -d)
     log "debootstrap --variant=minbase bookworm (mirror from this machine's apt sources)"
     debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.log" 2>&1 \
