@@ -11,11 +11,38 @@ make the file.
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from causal_suite.errors import SuiteInputError
+
+
+def require_regular_file(path: str | Path, where: str | None = None, max_bytes: int | None = None) -> Path:
+    """``path`` when it is a regular file (a link is followed) of at most ``max_bytes`` bytes; else one sentence.
+
+    Checked before anything is read, so a FIFO never blocks, a device (``/dev/zero``) is never read without end and
+    an oversized file is never loaded into memory.
+
+    Raises:
+        SuiteInputError: the path is missing, a directory, not a regular file, or larger than ``max_bytes``.
+    """
+    where = str(path) if where is None else where
+    p = Path(path)
+    try:
+        info = p.stat()
+    except FileNotFoundError:
+        raise SuiteInputError(f"{where} does not exist: check the path you passed.") from None
+    except OSError as exc:
+        raise SuiteInputError(f"{where} cannot be read ({exc.strerror or exc}).") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise SuiteInputError(f"{where} is a directory, not a file.")
+    if not stat.S_ISREG(info.st_mode):
+        raise SuiteInputError(f"{where} is not a regular file (a pipe, socket or device); pass a file.")
+    if max_bytes is not None and info.st_size > max_bytes:
+        raise SuiteInputError(f"{where} is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit for this input.")
+    return p
 
 
 def read_text(path: str | Path, where: str | None = None) -> str:

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Rehearse CI on a truly fresh system (issue 24): a clean clone of the committed HEAD runs `CI=true bash .ci/run`
+# with the Docker stage off, inside a new Debian bookworm chroot (debootstrap --variant=minbase) that has nothing but
+# Debian's Essential set and python3 (plus ca-certificates for pip). Every other tool CI needs must come from the
+# project's own scripts; a missing install step fails here as it would on a new machine.
+#
+#   bash .ci/fresh.sh            # rehearse HEAD; prints the tail of the run and its exit code
+#   KEEP=1 bash .ci/fresh.sh     # keep the chroot afterwards (its path is printed) to look around
+#
+# Needs root. The minbase root file system is the one sandboxes/r/build.sh caches ($CAUSAL_SUITE_CACHE/docker,
+# default ~/.cache/causal-suite/docker), so a second rehearsal skips debootstrap. The chroot shares this machine's
+# network, apt sources and pip configuration (so it reaches the same package registries), and sees ../shared
+# read-only when it exists. The full log goes to $LOG (default /tmp/causal-suite-fresh.log).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+source "$repo/scripts/require.sh"
+source "$repo/sandboxes/r/debian_mirror.sh"
+[ "$(id -u)" -eq 0 ] || { echo "the fresh-system rehearsal needs root (debootstrap, chroot, mounts)" >&2; exit 1; }
+require_commands debootstrap:debootstrap
+CACHE="${CAUSAL_SUITE_CACHE:-$HOME/.cache/causal-suite}/docker"
+TARBALL="$CACHE/debian-bookworm-minbase.tar"
+LOG="${LOG:-/tmp/causal-suite-fresh.log}"
+log() { echo "[fresh] $*"; }
+
+start=$(date +%s)
+if [ ! -s "$TARBALL" ]; then
+  tmp=$(mktemp -d)
+  log "debootstrap --variant=minbase bookworm (mirror from this machine's apt sources)"
+  debootstrap --variant=minbase bookworm "$tmp" "$(debian_mirror)" >"$tmp.log" 2>&1 \
+    || { tail -n 20 "$tmp.log" >&2; rm -rf "$tmp"; exit 1; }
+  rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/*
+  mkdir -p "$CACHE"
+  tar --numeric-owner -C "$tmp" -cf "$TARBALL.part" . && mv "$TARBALL.part" "$TARBALL"
+  rm -rf "$tmp" "$tmp.log"
+fi
+
+root=$(mktemp -d /tmp/causal-suite-fresh.XXXXXX)
+mounts=()
+cleanup() {
+  local m
+  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null || true; done
+  if [ -n "${KEEP:-}" ]; then log "chroot kept at $root"; else rm -rf --one-file-system "$root"; fi
+}
+trap cleanup EXIT
+bind() {  # bind SRC DEST [ro]
+  mkdir -p "$root$2"; mount --bind "$1" "$root$2"; mounts+=("$root$2")
+  [ "${3:-}" != ro ] || mount -o remount,bind,ro "$root$2"
+}
+
+tar -C "$root" -xf "$TARBALL"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+cp -r /etc/apt/sources.list.d/. "$root/etc/apt/sources.list.d/" 2>/dev/null || true
+[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$root/etc/apt/sources.list"
+# this machine's pip configuration (local wheel folders and indexes, the torch cap) travels with it
+for f in /etc/pip.conf /etc/xdg/pip; do [ -e "$f" ] && { mkdir -p "$root$(dirname "$f")"; cp -r "$f" "$root$f"; }; done
+for d in $(pip config list 2>/dev/null | grep -oE "(file://)?/opt/[^' ]+" | sed 's|^file://||' | sort -u) \
+         ${PIP_FIND_LINKS:-}; do
+  [ -d "$d" ] && bind "$d" "$d" ro
+done
+bind /proc /proc; bind /sys /sys; bind /dev /dev; bind /dev/pts /dev/pts
+mkdir -p "$root/dev/shm" && mount -t tmpfs tmpfs "$root/dev/shm" && mounts+=("$root/dev/shm")
+
+log "chroot $root ready; installing its python3 (what a new machine of this kind comes with)"
+chroot "$root" /bin/sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -qq --no-install-recommends python3 ca-certificates >/dev/null'
+
+mkdir -p "$root/work"
+git clone -q "$repo" "$root/work/main"
+[ -d "$repo/../shared" ] && bind "$(cd "$repo/../shared" && pwd)" /work/shared ro
+log "running CI=true bash .ci/run (Docker stage off) in the chroot; log: $LOG"
+set +e
+chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  LANG=C.UTF-8 CI=true CAUSAL_SUITE_CI_DOCKER=0 \
+  PIP_FIND_LINKS="${PIP_FIND_LINKS:-}" PIP_CERT="${PIP_CERT:-}" PIP_DEFAULT_TIMEOUT="${PIP_DEFAULT_TIMEOUT:-180}" \
+  /bin/bash -c 'cd /work/main && bash .ci/run </dev/null' >"$LOG" 2>&1
+rc=$?
+set -e
+tail -n 25 "$LOG"
+log "fresh-system CI exited $rc after $(( $(date +%s) - start )) s"
+exit "$rc"
