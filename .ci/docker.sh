@@ -45,12 +45,18 @@ Suites: trixie
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
-  # low priority: nothing else on the machine moves to trixie, only what `-t trixie` asks for
+  # low priority: nothing on the machine moves to trixie by itself (an upgrade keeps bookworm's versions)
   printf 'Package: *\nPin: release n=trixie\nPin-Priority: 100\n' \
     | $SUDO tee /etc/apt/preferences.d/causal-suite-trixie >/dev/null
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq -t trixie --no-install-recommends docker.io >/dev/null
-  log "installed $(dockerd --version)"
+  # docker.io/trixie takes only docker.io (and containerd, whose trixie build needs no newer libc) from trixie;
+  # every other dependency comes from bookworm, so libc6 and libstdc++6 stay as they are (`-t trixie` would move
+  # them, base-files and ~40 more packages to trixie). The engine binaries need glibc >= 2.34; bookworm has 2.36.
+  local before; before=$(dpkg-query -W -f='${Package}=${Version}\n' libc6 libstdc++6 base-files 2>/dev/null)
+  $SUDO apt-get install -y -qq --no-install-recommends docker.io/trixie >/dev/null
+  [ "$before" = "$(dpkg-query -W -f='${Package}=${Version}\n' libc6 libstdc++6 base-files 2>/dev/null)" ] \
+    && log "installed $(dockerd --version); libc6, libstdc++6 and base-files unchanged" \
+    || log "installed $(dockerd --version); WARNING: it moved libc6, libstdc++6 or base-files (was: $before)" >&2
 }
 
 install_compose() {

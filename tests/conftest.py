@@ -5,6 +5,11 @@ Markers (declared in pyproject.toml) skip cleanly, with a reason, when the resou
 ``shared_data`` (``../shared`` beside the checkout, or ``$CAUSAL_SUITE_SHARED``), ``needs_docker`` (a Docker
 engine >= 24.0.6 with Compose v2 and the Debian image ``causalverify-r-debian``; with ``CAUSAL_SUITE_REQUIRE_DOCKER=1``,
 as in ``.ci/docker.sh``, its absence fails the run instead of skipping).
+
+Tests run today's code: the suite is installed non-editable (see ``scripts/setup.sh``), so before collection
+``pytest_configure`` compares every installed module with ``src/`` and stops the run with one sentence when they
+differ (run ``bash scripts/setup.sh``). With ``PYTHONPATH=src`` the packages are imported from ``src/`` itself
+and there is nothing to compare.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import pytest
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+SUITE_PACKAGES = ("causal_suite", "cobe_inspect", "glass_inspect", "causalverify_inspect", "frail")
 SHARED = Path(os.environ.get("CAUSAL_SUITE_SHARED", REPO_ROOT.parent / "shared"))
 
 Reply = str | ModelOutput
@@ -133,6 +139,48 @@ def docker_skip_reason() -> str | None:
     if not image_present(image):
         return f"Docker image {image} is absent (build it with: bash sandboxes/r/build.sh debian)"
     return None
+
+
+def stale_install(src: Path = REPO_ROOT / "src") -> str | None:
+    """Why the imported suite is not ``src/`` (None when it is): the first module or data file that differs
+    between ``src/<package>`` and the copy Python imports, or that only one of them has.
+
+    Modules (``.py``) must match both ways (a module deleted from ``src/`` but still installed counts); a data file
+    counts when it is installed or lives under a ``data/`` folder (what the package data rules ship).
+    """
+    for name in SUITE_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            return f"the package {name} is not installed"
+        installed = Path(spec.origin).resolve().parent
+        source = src / name
+        if installed == source.resolve():
+            continue
+        files = {p.relative_to(source) for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+        mods = {p.relative_to(installed) for p in installed.rglob("*.py") if "__pycache__" not in p.parts}
+        for rel in sorted(mods - files):
+            return f"src/{name}/{rel} is installed but no longer in src/"
+        for rel in sorted(files):
+            there = installed / rel
+            shipped = rel.suffix == ".py" or there.exists() or "data" in rel.parts
+            if shipped and (not there.is_file() or there.read_bytes() != (source / rel).read_bytes()):
+                return f"src/{name}/{rel} differs from the installed copy"
+    return None
+
+
+@pytest.fixture
+def install_check() -> Callable[[Path], str | None]:
+    """``stale_install`` for the tests of the check itself (a test module cannot import this conftest by name)."""
+    return stale_install
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    reason = stale_install()
+    if reason:
+        raise pytest.UsageError(
+            f"src/ changed since the suite was installed ({reason}): run bash scripts/setup.sh, or run pytest "
+            "with PYTHONPATH=src."
+        )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
