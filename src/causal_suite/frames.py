@@ -38,12 +38,15 @@ def expand_scores(df: pd.DataFrame, prefix: str = "score_") -> pd.DataFrame:
     """
     out = df.copy()
     for column in [c for c in df.columns if c.startswith(prefix)]:
-        dicts = df[column].map(_as_dict)
-        if dicts.isna().all():
+        # a plain list: a pandas Series of dicts may hold pd.NA for a missing score (samples_df gives pyarrow
+        # strings), and the truth value of NA is undefined
+        dicts = [_as_dict(v) for v in df[column].astype(object)]
+        if all(d is None for d in dicts):
             continue
-        keys = list(dict.fromkeys(k for d in dicts.dropna() for k in d))
+        keys = list(dict.fromkeys(k for d in dicts if d is not None for k in d))
         for key in keys:
-            out[f"{column}_{key}"] = dicts.map(lambda d, k=key: _number(d.get(k)) if d else math.nan)
+            values = [_number(d.get(key)) if d is not None else math.nan for d in dicts]
+            out[f"{column}_{key}"] = pd.Series(values, index=df.index, dtype=float)
         out = out.drop(columns=column)
     return out
 

@@ -42,3 +42,25 @@ def test_from_a_real_log(tmp_path, scripted):
     )
     out = expand_scores(samples_df(str(tmp_path)))
     assert (out["score_cobe_judge_correct"] == 1.0).all() and len(out) == 3
+
+
+def test_from_a_real_log_with_unscored_samples(tmp_path, scripted):
+    """samples_df gives pyarrow strings with <NA> for an unscored sample; expand_scores must take them (issue 29)."""
+    from inspect_ai import eval
+    from inspect_ai.analysis import samples_df
+
+    for verdict in ("T", "no verdict here"):  # a judge reply that parses, and one that leaves the sample unscored
+        eval(
+            "cobe_inspect/cobe",
+            model=scripted("A story."),
+            model_roles={"grader": scripted(verdict, name="grader")},
+            limit=2,
+            display="none",
+            log_dir=str(tmp_path),
+            task_args={"judge_cache": False},
+        )
+    df = samples_df(str(tmp_path))
+    out = expand_scores(df)
+    assert len(out) == 4 and out["score_cobe_judge_correct"].dtype == float
+    assert sorted(out["score_cobe_judge_correct"].isna()) == [False, False, True, True]
+    assert (out["score_cobe_judge_correct"].dropna() == 1.0).all()
