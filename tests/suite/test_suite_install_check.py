@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 
-
 def _copy_of_imported(tmp_path: Path) -> Path:
     """A src/ folder holding exactly the suite packages Python imports."""
     src = tmp_path / "src"
