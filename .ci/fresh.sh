@@ -9,8 +9,9 @@
 #
 # Needs root. The minbase root file system is the one sandboxes/r/build.sh caches ($CAUSAL_SUITE_CACHE/docker,
 # default ~/.cache/causal-suite/docker), so a second rehearsal skips debootstrap. The chroot shares this machine's
-# network, apt sources and pip configuration (so it reaches the same package registries), and sees ../shared
-# read-only when it exists. The full log goes to $LOG (default /tmp/causal-suite-fresh.log).
+# network and pip configuration and the bookworm mirror of its apt sources (so it reaches the same package
+# registries), and sees ../shared read-only when it exists. The full log goes to $LOG (default
+# /tmp/causal-suite-fresh.log).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/require.sh"
@@ -49,8 +50,8 @@ bind() {  # bind SRC DEST [ro]
 
 tar -C "$root" -xf "$TARBALL"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
-cp -r /etc/apt/sources.list.d/. "$root/etc/apt/sources.list.d/" 2>/dev/null || true
-[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$root/etc/apt/sources.list"
+# apt: the bookworm mirror debootstrap wrote into the chroot's sources.list, and nothing of this machine's own
+# sources (a trixie entry .ci/docker.sh added here would otherwise move the whole chroot to trixie)
 # this machine's pip configuration (local wheel folders and indexes, the torch cap) travels with it
 for f in /etc/pip.conf /etc/xdg/pip; do [ -e "$f" ] && { mkdir -p "$root$(dirname "$f")"; cp -r "$f" "$root$f"; }; done
 for d in $(pip config list 2>/dev/null | grep -oE "(file://)?/opt/[^' ]+" | sed 's|^file://||' | sort -u) \
