@@ -52,6 +52,8 @@ tar -C "$root" -xf "$TARBALL"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 # apt: the bookworm mirror debootstrap wrote into the chroot's sources.list, and nothing of this machine's own
 # sources (a trixie entry .ci/docker.sh added here would otherwise move the whole chroot to trixie)
+# this machine's own certificate authorities (ca-certificates, installed below, adds them to the chroot's bundle)
+[ -d /usr/local/share/ca-certificates ] && cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
 # this machine's pip configuration (local wheel folders and indexes, the torch cap) travels with it
 for f in /etc/pip.conf /etc/xdg/pip; do [ -e "$f" ] && { mkdir -p "$root$(dirname "$f")"; cp -r "$f" "$root$f"; }; done
 for d in $(pip config list 2>/dev/null | grep -oE "(file://)?/opt/[^' ]+" | sed 's|^file://||' | sort -u) \
