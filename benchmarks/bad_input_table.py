@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
 
 from causal_suite.errors import SuiteInputError
 from causalverify_inspect.dataset import exp_a_dataset
@@ -45,6 +46,7 @@ from causalverify_inspect.scenarios.cli import main as cv_data_main
 from cobe_inspect.agreement import read_labels
 from cobe_inspect.records.convert import main as cobe_data_main
 from frail.cli import main as frail_main
+from frail.models.pi import FrailPi
 from cobe_inspect.task import cobe
 from frail.pairs import read_pairs
 from frail.probes import read_probes
@@ -488,9 +490,10 @@ def _sparse(path: Path, size: int = 10**9) -> None:
 
 
 def _dup_key(path: Path, lineno: int, key: str, value: object) -> None:
-    """Append ``key`` a second time to the object on line ``lineno`` (a JSON-lines file): the last value would win."""
+    """Give the object opening on line ``lineno`` the key ``key`` a second time, first (Python's reader keeps the
+    last value: the file's own, the one silently replacing it in the issue's cases sits after it)."""
     lines = path.read_text(encoding="utf-8").splitlines()
-    lines[lineno - 1] = lines[lineno - 1].rstrip()[:-1] + f", {json.dumps(key)}: {json.dumps(value)}}}"
+    lines[lineno - 1] = lines[lineno - 1].replace("{", "{" + f"{json.dumps(key)}: {json.dumps(value)}, ", 1)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -563,6 +566,13 @@ HOSTILE_CASES: list[Case] = [
     ("frail", "pairs: link to /dev/zero", _frail_file(_to_zero)),
     ("frail", "pairs: 1 GB sparse", _frail_file(_sparse)),
     ("frail", "pairs: delta_mean twice", _frail_file(lambda p: _dup_key(p, 2, "delta_mean", 1.0))),
+    ("frail", "saved model: FIFO", lambda tmp: os.mkfifo(tmp / "m.pt") or FrailPi.load(tmp / "m.pt")),
+    ("frail", "saved model: not torch", lambda tmp: (tmp / "m.pt").write_bytes(b"junk") and FrailPi.load(tmp / "m.pt")),
+    (
+        "frail",
+        "saved model: other torch file",
+        lambda tmp: torch.save([1, 2], tmp / "m.pt") or FrailPi.load(tmp / "m.pt"),
+    ),
 ]
 
 # ------------------------------------------------------------------------------- task parameters (item 2)
@@ -597,19 +607,6 @@ PARAM_CASES: list[Case] = [
 ]
 
 READER_CASES = COBE_CASES + GLASS_CASES + CV_CASES + FRAIL_CASES + HOSTILE_CASES + PARAM_CASES
-CONTEXT = {"paper_id": "p1", "research_question": "q", "data_description": "d", "institutional_context": "c"}
-#: The same builders undamaged: each must be accepted, so that every failure above comes from its one damage.
-CONTROLS: list[Case] = [
-    ("cobe", "valid data file", _cobe("d.json", _cobe_field())),
-    ("cobe", "valid judge prompts", _judge(b'{"E0": "Check: $response_text"}')),
-    ("glass", "valid corpus", _glass(lambda c: None)),
-    ("glass", "valid LabeledPair file", _pair_file()),
-    ("causalverify", "valid scenario folder", _cv()),
-    ("causalverify", "valid upstream folder", _upstream()),
-    ("causalverify", "valid cached responses", _responses(lambda p: None)),
-    ("causalverify", "valid exp_a contexts", _exp_a(json.dumps([CONTEXT]).encode())),
-    ("frail", "valid pair file", _frail_pairs(_pair_row())),
-]
 
 
 # --------------------------------------------------------------------------------- every CLI (issue 26, item 1)
@@ -771,16 +768,6 @@ CLI_CASES: list[Case] = [
         ),
     ),
     ("frail", "probes: pairs a FIFO", _frail("probes", _pairs_file(_fifo), "--out", _out("p.json"), outputs=("p.",))),
-    (
-        "frail",
-        "evaluate --model FIFO",
-        _frail("evaluate", "--model", lambda t: _made(t / "m.pt", os.mkfifo), "--pairs", _pairs_file()),
-    ),
-    (
-        "frail",
-        "evaluate --model not torch",
-        _frail("evaluate", "--model", lambda t: str(_write(t / "m.pt", b"junk")), "--pairs", _pairs_file()),
-    ),
     ("frail", "transfer --solver no '='", _frail("transfer", "--solver", "a")),
     ("frail", "tau --n-jobs 0", _frail("tau", "--n-jobs", "0", "--out", _out("t.json"), outputs=("t.",))),
     (
@@ -869,7 +856,7 @@ CLI_CASES: list[Case] = [
         "import-pairs: key twice",
         _glass_build(
             "import-pairs",
-            _pairs_file(lambda p: _dup_key(p, 1, "answer", "3")),
+            _pairs_file(lambda p: _dup_key(p, 1, "base_text", "B has 3.")),
             "--suite",
             "gsm",
             "--out",
@@ -931,6 +918,29 @@ CLI_CASES: list[Case] = [
     ("causalverify-data", "--out a file", _cv_data("--out", lambda t: str(_write(t / "f", "x")))),
     ("causalverify-data", "--seed -1", _cv_data("--out", _out("set"), "--seed", "-1", outputs=("set",))),
     ("causalverify-data", "--out unwritable", _cv_data("--out", lambda t: str(_write(t / "f", "x") / "set"))),
+]
+
+
+CONTEXT = {"paper_id": "p1", "research_question": "q", "data_description": "d", "institutional_context": "c"}
+#: The same builders undamaged: each must be accepted, so that every failure above comes from its one damage.
+CONTROLS: list[Case] = [
+    ("cobe", "valid data file", _cobe("d.json", _cobe_field())),
+    ("cobe", "valid judge prompts", _judge(b'{"E0": "Check: $response_text"}')),
+    ("glass", "valid corpus", _glass(lambda c: None)),
+    ("glass", "valid LabeledPair file", _pair_file()),
+    ("causalverify", "valid scenario folder", _cv()),
+    ("causalverify", "valid upstream folder", _upstream()),
+    ("causalverify", "valid cached responses", _responses(lambda p: None)),
+    ("causalverify", "valid exp_a contexts", _exp_a(json.dumps([CONTEXT]).encode())),
+    ("frail", "valid pair file", _frail_pairs(_pair_row())),
+    ("frail", "synth --n-jobs 20", _frail(*SYNTH, "--n-jobs", "20")),
+    ("glass-build", "show", _glass_build("show", _corpus_arg())),
+    (
+        "cobe-data",
+        "convert",
+        _cobe_data("convert", lambda t: str(_write(t / "in.json", _cobe_field())), "-o", _out("o")),
+    ),
+    ("causalverify-data", "a fresh folder", _cv_data("--out", _out("set"))),
 ]
 
 
@@ -1020,12 +1030,13 @@ def main() -> None:
         for reader, name, run in cases:
             result, message, left = outcome(run)
             totals[result] += 1
+            left = left if result != "accepted" else ()  # an accepted command was meant to write its output
             left_behind += bool(left)
             note = f" [left output: {', '.join(left)}]" if left else ""
             text = (message if args.full else message[:140]).replace("\n", " | ")
             print(f"{reader:17s} {name:32s} {result:10s} {text}{note}", flush=True)
         counts = ", ".join(f"{totals[k]} {k}" for k in KINDS)
-        print(f"{title}: {len(cases)} cases: {counts}; {left_behind} left output files behind\n")
+        print(f"{title}: {len(cases)} cases: {counts}; {left_behind} refusals left output files behind\n")
         if not title.startswith("controls"):
             grand.update(totals)
     print(f"all bad input: {sum(grand.values())} cases: " + ", ".join(f"{grand[k]} {k}" for k in KINDS))
