@@ -4,6 +4,7 @@ digests."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Iterable
@@ -18,14 +19,20 @@ def _write_atomic(path: str | Path, chunks: Iterable[str] | Iterable[bytes], bin
     try:
         if out.is_dir():
             raise SuiteInputError(f"Output '{out}' is a directory: pass a file path.")
-        out.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise SuiteInputError(
+                f"Output '{out}' cannot be written: a file stands where its folder should be."
+            ) from None
         with tmp.open("wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
             fh.writelines(chunks)
         tmp.replace(out)
     except OSError as exc:
         raise SuiteInputError(f"Output '{out}' cannot be written ({exc.strerror or exc}).") from None
     finally:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # gone after the rename; never made when its folder cannot be
+            tmp.unlink(missing_ok=True)
     return out
 
 
