@@ -122,7 +122,7 @@ class TaskParams:
 
     def items(self, name: str, value: Any, what: str = "items") -> list[str] | None:
         """A non-empty list of ``what`` (a list, or a comma-separated string): None (all) when not given, never
-        empty (``-T ids=''`` or ``-T ids=,`` is refused, not read as all)."""
+        empty (an empty string or ``-T ids=,`` is refused, not read as all)."""
         if value is None:
             return None
         scalar = isinstance(value, (str, int)) and not isinstance(value, bool)
