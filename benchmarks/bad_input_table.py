@@ -10,33 +10,52 @@ NaN / inf, an out-of-range value, a path leaving its folder) and calls the task 
 ``glassgsm``, ``exp_b``, ``exp_a``) or the reader. Outcome: ``sentence`` (a one-line SuiteInputError), ``multi-line``
 (a SuiteInputError over several lines), ``traceback`` (any other exception) or ``accepted`` (no error). Prints one
 row per case and the totals; ``--full`` prints whole messages. Needs no model, R or network.
+
+Issue 26 adds hostile files (a FIFO, a link to /dev/zero, a 1 GB sparse file, a JSON key given twice, JSON nested
+100,000 deep) to every reader, bad ``-T`` values to every task, and every command line (``frail``, ``glass-build``,
+``cobe-data``, ``causalverify-data``) run in-process: a command's outcome is ``sentence`` when it exits non-zero
+with one line on stderr (argparse's usage line aside), ``traceback`` when an exception escapes it; and each
+command case lists the output files a refusal left behind. A case still running after 20 s is a ``hang``; each case
+may grow the address space by 3 GiB at most (so reading /dev/zero ends in a MemoryError, not a full machine).
+Run it on an older checkout (``PYTHONPATH=<checkout>/src``) for the before table; ``--only TEXT`` runs a subset.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
+import resource
+import signal
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
 
 from causal_suite.errors import SuiteInputError
 from causalverify_inspect.dataset import exp_a_dataset
-from causalverify_inspect.task import exp_b
+from causalverify_inspect.task import exp_a, exp_b
+from causalverify_inspect.scenarios.cli import main as cv_data_main
 from cobe_inspect.agreement import read_labels
+from cobe_inspect.records.convert import main as cobe_data_main
+from frail.cli import main as frail_main
+from frail.models.pi import FrailPi
 from cobe_inspect.task import cobe
 from frail.pairs import read_pairs
 from frail.probes import read_probes
 from frail.splits import read_sidecar, sidecar_path
 from glass_inspect.corpus import PairRecord, TextRecord, manifest_path, write_corpus_dir
 from glass_inspect.corpus.labeled_pairs import read_labeled_pairs
+from glass_inspect.corpus.cli import main as glass_build_main
 from glass_inspect.corpus.sources import load_source
-from glass_inspect.task import glassgsm
+from glass_inspect.task import glassgsm, noop_audit
 
 BAD_UTF8 = b"caf\xe9"  # latin-1 bytes: not UTF-8
 Case = tuple[str, str, Callable[[Path], object]]
@@ -446,7 +465,462 @@ FRAIL_CASES: list[Case] = [
     ("frail", "split sidecar: not JSON", _sidecar),
 ]
 
-CASES = COBE_CASES + GLASS_CASES + CV_CASES + FRAIL_CASES
+# ------------------------------------------------------------------------------ hostile files (issue 26, item 1)
+DEEP = 100_000  # nesting depth of the deep JSON cases: Python's parser raises RecursionError past about 1,000
+
+
+def _deep(closing: bool = True) -> bytes:
+    return b"[" * DEEP + (b"]" * DEEP if closing else b"")
+
+
+def _fifo(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+
+
+def _to_zero(path: Path) -> None:
+    path.unlink()
+    os.symlink("/dev/zero", path)
+
+
+def _sparse(path: Path, size: int = 10**9) -> None:
+    """A file of ``size`` bytes of holes (no disk used): a 1 GB CSV for the readers."""
+    with path.open("r+b") as fh:
+        fh.truncate(size)
+
+
+def _dup_key(path: Path, lineno: int, key: str, value: object) -> None:
+    """Give the object opening on line ``lineno`` the key ``key`` a second time, first (Python's reader keeps the
+    last value: the file's own, the one silently replacing it in the issue's cases sits after it)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[lineno - 1] = lines[lineno - 1].replace("{", "{" + f"{json.dumps(key)}: {json.dumps(value)}, ", 1)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _cobe_file(damage: Callable[[Path], object]) -> Callable[[Path], object]:
+    def run(tmp: Path) -> object:
+        path = tmp / "d.jsonl"
+        path.write_text(json.dumps(COBE_RECORD) + "\n", encoding="utf-8")
+        damage(path)
+        return cobe(data=str(path))
+
+    return run
+
+
+def _frail_file(damage: Callable[[Path], object]) -> Callable[[Path], object]:
+    def run(tmp: Path) -> object:
+        path = tmp / "p_m1_pairs.jsonl"
+        path.write_bytes(_pair_row())
+        damage(path)
+        return read_pairs(path)
+
+    return run
+
+
+def _judge_yaml(tmp: Path) -> object:
+    (tmp / "judge.yaml").write_text("E0: 'Check $response_text'\nE0: 'Other $response_text'\n", encoding="utf-8")
+    return cobe(judge_prompts=str(tmp / "judge.yaml"))
+
+
+HOSTILE_CASES: list[Case] = [
+    ("cobe", "data: 100k-deep JSON array", _cobe("d.json", _deep())),
+    ("cobe", "data: FIFO", _cobe_file(_fifo)),
+    ("cobe", "data: link to /dev/zero", _cobe_file(_to_zero)),
+    ("cobe", "data: 1 GB sparse file", _cobe_file(_sparse)),
+    ("cobe", "data: Story given twice", _cobe_file(lambda p: _dup_key(p, 1, "Story", "Other story."))),
+    ("cobe", "judge prompts: YAML key twice", _judge_yaml),
+    ("cobe", "judge prompts: 100k-deep JSON", _judge(_deep())),
+    ("glass", "corpus.json: 100k deep", _glass(lambda c: (c / "corpus.json").write_bytes(_deep()))),
+    ("glass", "corpus.json: FIFO", _glass(lambda c: _fifo(c / "corpus.json"))),
+    ("glass", "corpus.json: suite twice", _glass(lambda c: _dup_key(c / "corpus.json", 1, "suite", "math"))),
+    ("glass", "pool: 100k-deep line", _glass(lambda c: (c / "pool.jsonl").write_bytes(_deep()))),
+    ("glass", "pool: FIFO", _glass(lambda c: _fifo(c / "pool.jsonl"))),
+    ("glass", "pool: link to /dev/zero", _glass(lambda c: _to_zero(c / "pool.jsonl"))),
+    ("glass", "pool: 1 GB sparse file", _glass(lambda c: _sparse(c / "pool.jsonl"))),
+    ("glass", "pool: gold answer twice", _glass(lambda c: _dup_key(c / "pool.jsonl", 1, "answer", "8"))),
+    ("glass", "manifest: FIFO", _glass(lambda c: _fifo(manifest_path(c, 1)))),
+    ("glass", "build source: FIFO", lambda tmp: os.mkfifo(tmp / "s.jsonl") or load_source("gsm", str(tmp / "s.jsonl"))),
+    ("glass", "build source: 100k-deep .json", _source("s.json", _deep())),
+    ("causalverify", "records: 100k deep", _cv(lambda r: (r / "scenarios.json").write_bytes(_deep()))),
+    ("causalverify", "records: FIFO", _cv(lambda r: _fifo(r / "scenarios.json"))),
+    ("causalverify", "records: seed given twice", _cv(lambda r: _dup_key(r / "scenarios.json", 1, "seed", 2))),
+    ("causalverify", "CSV: FIFO", _cv(lambda r: _fifo(r / "data/r2.csv"))),
+    ("causalverify", "CSV: link to /dev/zero", _cv(lambda r: _to_zero(r / "data/r2.csv"))),
+    ("causalverify", "CSV: 1 GB sparse", _cv(lambda r: _sparse(r / "data/r2.csv"))),
+    (
+        "causalverify",
+        "upstream: scenario 100k deep",
+        _upstream(lambda r: (r / "experiments/exp_b/scenarios/s01.json").write_bytes(_deep())),
+    ),
+    ("causalverify", "response: 100k deep", _responses(lambda p: p.write_bytes(_deep()))),
+    ("causalverify", "response: FIFO", _responses(_fifo)),
+    ("causalverify", "response: link to /dev/zero", _responses(_to_zero)),
+    (
+        "causalverify",
+        "response: content twice",
+        _responses(lambda p: p.write_text('{"llm_response": {"content": "```r\\ncat(1)\\n```", "content": "x"}}')),
+    ),
+    ("causalverify", "exp_a contexts: 100k deep", _exp_a(_deep())),
+    ("frail", "pairs: 100k-deep line", _frail_pairs(_deep() + b"\n")),
+    ("frail", "pairs: FIFO", _frail_file(_fifo)),
+    ("frail", "pairs: link to /dev/zero", _frail_file(_to_zero)),
+    ("frail", "pairs: 1 GB sparse", _frail_file(_sparse)),
+    ("frail", "pairs: delta_mean twice", _frail_file(lambda p: _dup_key(p, 2, "delta_mean", 1.0))),
+    ("frail", "saved model: FIFO", lambda tmp: os.mkfifo(tmp / "m.pt") or FrailPi.load(tmp / "m.pt")),
+    ("frail", "saved model: not torch", lambda tmp: (tmp / "m.pt").write_bytes(b"junk") and FrailPi.load(tmp / "m.pt")),
+    (
+        "frail",
+        "saved model: other torch file",
+        lambda tmp: torch.save([1, 2], tmp / "m.pt") or FrailPi.load(tmp / "m.pt"),
+    ),
+]
+
+# ------------------------------------------------------------------------------- task parameters (item 2)
+PARAM_CASES: list[Case] = [
+    (task.__name__, f"-T {label}", lambda tmp, task=task, args=args: task(**args))
+    for task, label, args in [
+        (exp_b, "timeout=0", {"timeout": 0}),
+        (exp_b, "timeout=-5", {"timeout": -5}),
+        (exp_b, "timeout=abc", {"timeout": "abc"}),
+        (exp_b, "tolerance=abc", {"tolerance": "abc"}),
+        (exp_b, "tolerance=0", {"tolerance": 0}),
+        (exp_b, "calibration=2", {"calibration": 2}),
+        (exp_b, "upstream_wrapper=maybe", {"upstream_wrapper": "maybe"}),
+        (exp_b, "ids=''", {"ids": ""}),
+        (exp_b, "ids=,", {"ids": ","}),
+        (exp_b, "scenarios=true", {"scenarios": True}),
+        (exp_a, "contexts=5", {"contexts": 5}),
+        (cobe, "judge_retries=-1", {"judge_retries": -1}),
+        (cobe, "judge_retries=abc", {"judge_retries": "abc"}),
+        (cobe, "self_judge=maybe", {"self_judge": "maybe"}),
+        (cobe, "judge_cache=2", {"judge_cache": 2}),
+        (cobe, "tier=2.5", {"tier": 2.5}),
+        (cobe, "data=true", {"data": True}),
+        (glassgsm, "temperature=hot", {"temperature": "hot"}),
+        (glassgsm, "temperature=-1", {"temperature": -1}),
+        (glassgsm, "identity=2", {"identity": 2}),
+        (glassgsm, "identity=maybe", {"identity": "maybe"}),
+        (glassgsm, "layout=sample draws=-2", {"layout": "sample", "draws": -2}),
+        (noop_audit, "retries=-1", {"retries": -1}),
+        (noop_audit, "suite=algebra", {"suite": "algebra"}),
+    ]
+]
+
+READER_CASES = COBE_CASES + GLASS_CASES + CV_CASES + FRAIL_CASES + HOSTILE_CASES + PARAM_CASES
+
+
+# --------------------------------------------------------------------------------- every CLI (issue 26, item 1)
+@dataclass(frozen=True)
+class CliResult:
+    """What one command run left: its exit status, its stderr and the output files it should not have left."""
+
+    status: int
+    stderr: str
+    left: tuple[str, ...]
+
+
+def _cli(
+    main: Callable[[list[str]], int], argv: Callable[[Path], list[str]], *outputs: str
+) -> Callable[[Path], object]:
+    """Run ``main(argv(tmp))`` with its output captured; ``outputs`` are paths under tmp that must not exist after a
+    refusal (a half-written or empty output file)."""
+
+    def run(tmp: Path) -> CliResult:
+        args = argv(tmp)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                status = main(args)
+            except SystemExit as exc:  # argparse's usage errors
+                status = exc.code if isinstance(exc.code, int) else 1
+            except Exception as exc:  # noqa: BLE001 - what escapes a command is a traceback to its user
+                status, err = 1, io.StringIO(f"Traceback (most recent call last):\n{type(exc).__name__}: {exc}")
+        left = tuple(o for o in outputs if any(p.exists() for p in tmp.glob(o + "*")))
+        return CliResult(status, err.getvalue(), left)
+
+    return run
+
+
+def _write(path: Path, content: bytes | str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    return path
+
+
+def _made(path: Path, make: Callable[[Path], object]) -> str:
+    make(path)
+    return str(path)
+
+
+GSM_SOURCE = "".join(
+    json.dumps(
+        {"question": f"Ann has {n} apples and buys 2 more. How many apples does Ann have?", "answer": f"#### {n + 2}"}
+    )
+    + "\n"
+    for n in range(3, 6)
+)
+
+
+def _frail(*argv_parts: str | Callable[[Path], str], outputs: tuple[str, ...] = ()) -> Callable[[Path], object]:
+    return _cli(frail_main, lambda tmp: [a(tmp) if callable(a) else a for a in argv_parts], *outputs)
+
+
+def _glass_build(*argv_parts: str | Callable[[Path], str], outputs: tuple[str, ...] = ()) -> Callable[[Path], object]:
+    return _cli(glass_build_main, lambda tmp: [a(tmp) if callable(a) else a for a in argv_parts], *outputs)
+
+
+def _cobe_data(*argv_parts: str | Callable[[Path], str], outputs: tuple[str, ...] = ()) -> Callable[[Path], object]:
+    return _cli(cobe_data_main, lambda tmp: [a(tmp) if callable(a) else a for a in argv_parts], *outputs)
+
+
+def _cv_data(*argv_parts: str | Callable[[Path], str], outputs: tuple[str, ...] = ()) -> Callable[[Path], object]:
+    return _cli(cv_data_main, lambda tmp: [a(tmp) if callable(a) else a for a in argv_parts], *outputs)
+
+
+def _pairs_file(damage: Callable[[Path], object] = lambda p: None) -> Callable[[Path], str]:
+    return lambda tmp: _made(_write(tmp / "in_m1_pairs.jsonl", _pair_row()), damage)
+
+
+def _out(name: str) -> Callable[[Path], str]:
+    return lambda tmp: str(tmp / name)
+
+
+def _corpus_arg(damage: Callable[[Path], object] = lambda c: None) -> Callable[[Path], str]:
+    return lambda tmp: _made(_corpus(tmp / "corpus"), damage)
+
+
+SYNTH = ("synth", "--out", _out("s.jsonl"))
+CLI_CASES: list[Case] = [
+    ("frail", "synth --n-jobs -5", _frail(*SYNTH, "--n-jobs", "-5", outputs=("s.",))),
+    ("frail", "synth --n-jobs 1", _frail(*SYNTH, "--n-jobs", "1", outputs=("s.",))),
+    ("frail", "synth --twins-per-dose 0", _frail(*SYNTH, "--n-jobs", "20", "--twins-per-dose", "0", outputs=("s.",))),
+    ("frail", "synth --seed -1", _frail(*SYNTH, "--n-jobs", "20", "--seed", "-1", outputs=("s.",))),
+    (
+        "frail",
+        "synth --out a directory",
+        _frail("synth", "--n-jobs", "20", "--out", lambda t: _made(t / "d", Path.mkdir)),
+    ),
+    ("frail", "pairs: a FIFO", _frail("pairs", _pairs_file(_fifo), "--out", _out("o.jsonl"), outputs=("o.",))),
+    (
+        "frail",
+        "pairs: a key twice",
+        _frail(
+            "pairs",
+            _pairs_file(lambda p: _dup_key(p, 2, "y_base_mean", 0.0)),
+            "--out",
+            _out("o.jsonl"),
+            outputs=("o.",),
+        ),
+    ),
+    (
+        "frail",
+        "pairs: 100k-deep line",
+        _frail(
+            "pairs", lambda t: str(_write(t / "d_m1_pairs.jsonl", _deep())), "--out", _out("o.jsonl"), outputs=("o.",)
+        ),
+    ),
+    (
+        "frail",
+        "report: pairs a FIFO",
+        _frail("report", "--pairs", _pairs_file(_fifo), "--out", _out("r"), outputs=("r",)),
+    ),
+    (
+        "frail",
+        "report: pairs 100k deep",
+        _frail(
+            "report",
+            "--pairs",
+            lambda t: str(_write(t / "d_m1_pairs.jsonl", _deep())),
+            "--out",
+            _out("r"),
+            outputs=("r",),
+        ),
+    ),
+    (
+        "frail",
+        "report: pairs /dev/zero",
+        _frail("report", "--pairs", _pairs_file(_to_zero), "--out", _out("r"), outputs=("r",)),
+    ),
+    (
+        "frail",
+        "report --seeds abc",
+        _frail("report", "--pairs", _pairs_file(), "--seeds", "abc", "--out", _out("r"), outputs=("r",)),
+    ),
+    (
+        "frail",
+        "report --threads 0",
+        _frail("report", "--pairs", _pairs_file(), "--threads", "0", "--out", _out("r"), outputs=("r",)),
+    ),
+    (
+        "frail",
+        "report --probe-file FIFO",
+        _frail(
+            "report",
+            "--pairs",
+            _pairs_file(),
+            "--protocol",
+            "text_probe",
+            "--probe-file",
+            lambda t: _made(t / "p.json", os.mkfifo),
+            "--out",
+            _out("r"),
+            outputs=("r",),
+        ),
+    ),
+    ("frail", "probes: pairs a FIFO", _frail("probes", _pairs_file(_fifo), "--out", _out("p.json"), outputs=("p.",))),
+    ("frail", "transfer --solver no '='", _frail("transfer", "--solver", "a")),
+    ("frail", "tau --n-jobs 0", _frail("tau", "--n-jobs", "0", "--out", _out("t.json"), outputs=("t.",))),
+    (
+        "frail",
+        "tau --seeds x",
+        _frail("tau", "--n-jobs", "50", "--seeds", "x", "--out", _out("t.json"), outputs=("t.",)),
+    ),
+    (
+        "glass-build",
+        "--source a FIFO",
+        _glass_build(
+            "--suite", "gsm", "--source", lambda t: _made(t / "s.jsonl", os.mkfifo), "--out", _out("c"), outputs=("c",)
+        ),
+    ),
+    (
+        "glass-build",
+        "--source 100k-deep JSON",
+        _glass_build(
+            "--suite",
+            "gsm",
+            "--source",
+            lambda t: str(_write(t / "s.json", _deep())),
+            "--out",
+            _out("c"),
+            outputs=("c",),
+        ),
+    ),
+    (
+        "glass-build",
+        "--source key twice",
+        _glass_build(
+            "--suite",
+            "gsm",
+            "--source",
+            lambda t: _made(_write(t / "s.jsonl", GSM_SOURCE), lambda p: _dup_key(p, 1, "answer", "#### 9")),
+            "--out",
+            _out("c"),
+            outputs=("c",),
+        ),
+    ),
+    (
+        "glass-build",
+        "--limit -1",
+        _glass_build(
+            "--suite",
+            "gsm",
+            "--source",
+            lambda t: str(_write(t / "s.jsonl", GSM_SOURCE)),
+            "--limit",
+            "-1",
+            "--out",
+            _out("c"),
+            outputs=("c",),
+        ),
+    ),
+    (
+        "glass-build",
+        "--surface-twins -3",
+        _glass_build(
+            "--suite",
+            "gsm",
+            "--source",
+            lambda t: str(_write(t / "s.jsonl", GSM_SOURCE)),
+            "--surface-twins",
+            "-3",
+            "--out",
+            _out("c"),
+            outputs=("c",),
+        ),
+    ),
+    ("glass-build", "show: pool a FIFO", _glass_build("show", _corpus_arg(lambda c: _fifo(c / "pool.jsonl")))),
+    ("glass-build", "show --n -1", _glass_build("show", _corpus_arg(), "--n", "-1")),
+    (
+        "glass-build",
+        "sample --per-stratum 0",
+        _glass_build("sample", _corpus_arg(), "--per-stratum", "0", "--out", _out("a"), outputs=("a.",)),
+    ),
+    (
+        "glass-build",
+        "export-pairs --dose 0",
+        _glass_build("export-pairs", _corpus_arg(), "--dose", "0", "--out", _out("x.jsonl"), outputs=("x.",)),
+    ),
+    ("glass-build", "verdicts: a FIFO", _glass_build("verdicts", lambda t: _made(t / "v.jsonl", os.mkfifo))),
+    (
+        "glass-build",
+        "import-pairs: key twice",
+        _glass_build(
+            "import-pairs",
+            _pairs_file(lambda p: _dup_key(p, 1, "base_text", "B has 3.")),
+            "--suite",
+            "gsm",
+            "--out",
+            _out("c"),
+            outputs=("c",),
+        ),
+    ),
+    (
+        "cobe-data",
+        "convert: a FIFO",
+        _cobe_data("convert", lambda t: _made(t / "in.json", os.mkfifo), "-o", _out("o.jsonl"), outputs=("o.",)),
+    ),
+    (
+        "cobe-data",
+        "convert: Story twice",
+        _cobe_data(
+            "convert",
+            lambda t: _made(
+                _write(t / "in.jsonl", json.dumps(COBE_RECORD) + "\n"), lambda p: _dup_key(p, 1, "Story", "x")
+            ),
+            "-o",
+            _out("o.jsonl"),
+            outputs=("o.",),
+        ),
+    ),
+    (
+        "cobe-data",
+        "convert: 100k-deep JSON",
+        _cobe_data("convert", lambda t: str(_write(t / "in.json", _deep())), "-o", _out("o.jsonl"), outputs=("o.",)),
+    ),
+    (
+        "cobe-data",
+        "convert: CSV cell key twice",
+        _cobe_data(
+            "convert",
+            lambda t: str(_write(t / "in.csv", 'Story,Causal graph\nA tale.,"{""a"": 1, ""a"": 2}"\n')),
+            "-o",
+            _out("o.jsonl"),
+            outputs=("o.",),
+        ),
+    ),
+    (
+        "cobe-data",
+        "convert -o a directory",
+        _cobe_data(
+            "convert",
+            lambda t: str(_write(t / "in.json", _cobe_field())),
+            "-o",
+            lambda t: _made(t / "o.jsonl", Path.mkdir),
+            outputs=("o.jsonl.",),
+        ),
+    ),
+    ("cobe-data", "check: a FIFO", _cobe_data("check", lambda t: _made(t / "in.json", os.mkfifo))),
+    (
+        "cobe-data",
+        "check: /dev/zero",
+        _cobe_data("check", lambda t: _made(t / "in.json", lambda p: os.symlink("/dev/zero", p))),
+    ),
+    ("causalverify-data", "--out a file", _cv_data("--out", lambda t: str(_write(t / "f", "x")))),
+    ("causalverify-data", "--seed -1", _cv_data("--out", _out("set"), "--seed", "-1", outputs=("set",))),
+    ("causalverify-data", "--out unwritable", _cv_data("--out", lambda t: str(_write(t / "f", "x") / "set"))),
+]
+
+
 CONTEXT = {"paper_id": "p1", "research_question": "q", "data_description": "d", "institutional_context": "c"}
 #: The same builders undamaged: each must be accepted, so that every failure above comes from its one damage.
 CONTROLS: list[Case] = [
@@ -459,35 +933,113 @@ CONTROLS: list[Case] = [
     ("causalverify", "valid cached responses", _responses(lambda p: None)),
     ("causalverify", "valid exp_a contexts", _exp_a(json.dumps([CONTEXT]).encode())),
     ("frail", "valid pair file", _frail_pairs(_pair_row())),
+    ("frail", "synth --n-jobs 20", _frail(*SYNTH, "--n-jobs", "20")),
+    ("glass-build", "show", _glass_build("show", _corpus_arg())),
+    (
+        "cobe-data",
+        "convert",
+        _cobe_data("convert", lambda t: str(_write(t / "in.json", _cobe_field())), "-o", _out("o")),
+    ),
+    ("causalverify-data", "a fresh folder", _cv_data("--out", _out("set"))),
 ]
 
 
-def outcome(run: Callable[[Path], object]) -> tuple[str, str]:
-    """(outcome, message) of one case, run in a fresh temporary folder (its path shown as <tmp>)."""
+class _Hang(BaseException):
+    """Raised by the alarm when a case runs past its time (a read that blocks forever, e.g. on a FIFO)."""
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    raise _Hang
+
+
+def _vm_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+@contextlib.contextmanager
+def _bounded(seconds: int, spare_bytes: int) -> Iterator[None]:
+    """At most ``seconds`` of wall time (then _Hang) and ``spare_bytes`` more address space (then MemoryError), so
+    a read of /dev/zero fails fast instead of filling the machine's memory."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (_vm_bytes() + spare_bytes, hard))
+    old = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _cli_outcome(result: CliResult) -> tuple[str, str]:
+    if result.status == 0:
+        return "accepted", ""
+    lines = [line for line in result.stderr.strip().splitlines() if line.strip()]
+    if lines and lines[0].startswith("usage:"):
+        lines = lines[-1:]  # argparse: the usage, then its one error line
+    text = "\n".join(lines)
+    if "Traceback (most recent call last)" in text:
+        return "traceback", f"[exit {result.status}] {lines[-1]}"
+    return ("multi-line" if len(lines) > 1 else "sentence"), f"[exit {result.status}] {text}"
+
+
+def outcome(run: Callable[[Path], object], seconds: int = 20) -> tuple[str, str, tuple[str, ...]]:
+    """(outcome, message, output files left behind) of one case, run in a fresh temporary folder (its path shown as
+    <tmp>), stopped after ``seconds`` (a ``hang``)."""
     with tempfile.TemporaryDirectory() as tmp:
+        shown = lambda text: text.replace(str(Path(tmp).resolve()), "<tmp>").replace(tmp, "<tmp>")  # noqa: E731
         try:
-            run(Path(tmp))
+            with _bounded(seconds, 3 << 30):
+                result = run(Path(tmp))
+        except _Hang:
+            return "hang", f"still running after {seconds} s", ()
         except SuiteInputError as exc:
-            text = str(exc).replace(str(Path(tmp).resolve()), "<tmp>").replace(tmp, "<tmp>")
-            return ("multi-line" if "\n" in text.strip() else "sentence"), text
+            text = shown(str(exc))
+            return ("multi-line" if "\n" in text.strip() else "sentence"), text, ()
         except Exception as exc:  # noqa: BLE001 - a traceback is what this table looks for
-            return "traceback", f"{type(exc).__name__}: {exc}"
-    return "accepted", ""
+            return "traceback", shown(f"{type(exc).__name__}: {exc}"), ()
+        if isinstance(result, CliResult):
+            kind, message = _cli_outcome(result)
+            return kind, shown(message), result.left
+    return "accepted", "", ()
+
+
+KINDS = ("sentence", "multi-line", "traceback", "hang", "accepted")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="print whole messages")
+    parser.add_argument("--only", help="run only the cases whose reader or name contains this string")
     args = parser.parse_args()
-    for title, cases in (("bad input", CASES), ("controls (undamaged input)", CONTROLS)):
+    groups = (
+        ("bad input: task readers and parameters", READER_CASES),
+        ("bad input: command lines", CLI_CASES),
+        ("controls (undamaged input)", CONTROLS),
+    )
+    grand: Counter[str] = Counter()
+    for title, cases in groups:
+        cases = [c for c in cases if not args.only or args.only in c[0] or args.only in c[1]]
         totals: Counter[str] = Counter()
-        print(f"{title}\n{'reader':13s} {'case':36s} {'outcome':10s} message")
+        left_behind = 0
+        print(f"{title}\n{'reader':17s} {'case':32s} {'outcome':10s} message")
         for reader, name, run in cases:
-            result, message = outcome(run)
+            result, message, left = outcome(run)
             totals[result] += 1
-            print(f"{reader:13s} {name:36s} {result:10s} {message if args.full else message[:150]}")
-        kinds = ("sentence", "multi-line", "traceback", "accepted")
-        print(f"{title}: {len(cases)} cases: " + ", ".join(f"{totals[k]} {k}" for k in kinds) + "\n")
+            left = left if result != "accepted" else ()  # an accepted command was meant to write its output
+            left_behind += bool(left)
+            note = f" [left output: {', '.join(left)}]" if left else ""
+            text = (message if args.full else message[:140]).replace("\n", " | ")
+            print(f"{reader:17s} {name:32s} {result:10s} {text}{note}", flush=True)
+        counts = ", ".join(f"{totals[k]} {k}" for k in KINDS)
+        print(f"{title}: {len(cases)} cases: {counts}; {left_behind} refusals left output files behind\n")
+        if not title.startswith("controls"):
+            grand.update(totals)
+    print(f"all bad input: {sum(grand.values())} cases: " + ", ".join(f"{grand[k]} {k}" for k in KINDS))
 
 
 if __name__ == "__main__":

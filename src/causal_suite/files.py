@@ -1,23 +1,55 @@
-"""Files: atomic text writes (every file the suite writes goes to a temp file beside its target and is renamed
-into place, so nothing is ever half-written) and file digests."""
+"""Files: atomic writes (every file the suite writes goes to a temp file beside its target and is renamed into
+place, so nothing is ever half-written, and a failed write leaves neither the target nor the temp file) and file
+digests."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from causal_suite.errors import SuiteInputError
+
+
+def _write_atomic(path: str | Path, chunks: Iterable[str] | Iterable[bytes], binary: bool) -> Path:
+    out = Path(path)
+    tmp = out.with_name(f"{out.name}.tmp-{os.getpid()}")
+    try:
+        if out.is_dir():
+            raise SuiteInputError(f"Output '{out}' is a directory: pass a file path.")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise SuiteInputError(
+                f"Output '{out}' cannot be written: a file stands where its folder should be."
+            ) from None
+        with tmp.open("wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
+            fh.writelines(chunks)
+        tmp.replace(out)
+    except OSError as exc:
+        raise SuiteInputError(f"Output '{out}' cannot be written ({exc.strerror or exc}).") from None
+    finally:
+        with contextlib.suppress(OSError):  # gone after the rename; never made when its folder cannot be
+            tmp.unlink(missing_ok=True)
+    return out
+
 
 def write_text_atomic(path: str | Path, text: str | Iterable[str]) -> Path:
-    """Write ``text`` (a string or string chunks) to ``path`` via ``<path>.tmp`` and a rename, creating the
-    parent folders."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.writelines([text] if isinstance(text, str) else text)
-    tmp.replace(out)
-    return out
+    """Write ``text`` (a string or string chunks) to ``path`` via a temp file beside it and a rename, creating the
+    parent folders.
+
+    Raises:
+        SuiteInputError: ``path`` is a directory or cannot be written (permissions, a full disk); the target is
+            then unchanged and no temp file is left. Any error raised while ``text`` is produced leaves the same.
+    """
+    return _write_atomic(path, [text] if isinstance(text, str) else text, binary=False)
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` as :func:`write_text_atomic` writes text."""
+    return _write_atomic(path, [data], binary=True)
 
 
 def sha256_file(path: str | Path) -> str:

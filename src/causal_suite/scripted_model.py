@@ -13,12 +13,10 @@ Several choices per request (``num_choices``) repeat the reply. Usage counts wor
 
 from __future__ import annotations
 
-import json
 from itertools import count
 from pathlib import Path
 from typing import Any
 
-import yaml
 from inspect_ai.model import (
     ChatCompletionChoice,
     ChatMessage,
@@ -32,7 +30,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from causal_suite.errors import SuiteInputError
-from causal_suite.jsonl import read_text
+from causal_suite.jsonl import DOCUMENT_LIMIT, parse_json, parse_yaml, read_text
 
 DEFAULT_REPLY = "scripted reply"
 Script = str | list[str] | dict[str, str]
@@ -40,11 +38,9 @@ Script = str | list[str] | dict[str, str]
 
 def load_script(path: str | Path) -> Script:
     """The replies of a script file (see module); one sentence naming the file when it is not such a script."""
-    text = read_text(Path(path), f"Scripted model replies file '{path}'")
-    try:
-        doc = json.loads(text) if str(path).endswith(".json") else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise SuiteInputError(f"Scripted model replies file '{path}' is not valid JSON/YAML ({exc}).") from None
+    where = f"Scripted model replies file '{path}'"
+    text = read_text(Path(path), where, DOCUMENT_LIMIT)
+    doc = parse_json(text, where) if str(path).endswith(".json") else parse_yaml(text, where)
     valid = (
         isinstance(doc, str)
         or (isinstance(doc, list) and doc and all(isinstance(r, str) for r in doc))

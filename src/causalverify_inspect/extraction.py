@@ -1160,13 +1160,13 @@ def has_numbers(stdout: str) -> bool:
 
 def reply_json_object(reply: str) -> dict | None:
     """The JSON object in a model reply (from its first ``{`` to its last ``}``, so code fences and prose around it
-    are ignored), or None when there is no such object."""
+    are ignored), or None when there is no such object (or it nests too deeply for Python's parser)."""
     start, end = reply.find("{"), reply.rfind("}")
     if start < 0 or end < start:
         return None
     try:
         doc = json.loads(reply[start : end + 1])
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return None
     return doc if isinstance(doc, dict) else None
 

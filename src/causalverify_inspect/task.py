@@ -20,6 +20,7 @@ from inspect_ai.solver import generate, system_message
 from inspect_ai.util import SandboxEnvironmentSpec
 
 from causal_suite.errors import SuiteInputError, strict_params
+from causal_suite.params import TaskParams
 from causal_suite.eval_meta import task_version
 from causalverify_inspect.dataset import check_cached_responses, exp_a_dataset, exp_b_dataset
 from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM
@@ -28,6 +29,7 @@ from causalverify_inspect.scorers import agreement, exp_a_scorer, exp_b_metrics,
 from causalverify_inspect.solvers import rate_own_workflow, replay_response, run_r_block
 
 ES_WINDOW_RULES = ("strict", "cumulative")
+MAX_TIMEOUT = 24 * 3600  # seconds: the longest R run a task may ask for
 
 
 def sandbox_spec(sandbox: str, timeout: int, profile: str = "full") -> SandboxEnvironmentSpec:
@@ -68,8 +70,8 @@ def exp_b(
             the task metadata (``r_environment``) with the reference R packages the environment lacks.
         profile: R package profile of the rocker/CRAN image: ``full`` (default) or ``upstream`` (upstream's scoring
             environment: no stargazer, no rdd; for replays compared with the published scores).
-        tolerance: L2b+ passes when |est - canonical| / |canonical| <= tolerance (paper default 0.5).
-        timeout: Wall-clock seconds for each R run.
+        tolerance: L2b+ passes when |est - canonical| / |canonical| <= tolerance (paper default 0.5; a number > 0).
+        timeout: Wall-clock seconds for each R run (a whole number, 1 to 86400).
         es_windows: Event-study rule: ``strict`` (per-day, a labelled window is divided by its post-event days) or
             ``cumulative`` (upstream's v2 rule: best multiple k = 1..11 of the per-day canonical).
         responses: Folder of cached responses in upstream's format (``{sid}_{slug}.json``); when given they are
@@ -79,10 +81,16 @@ def exp_b(
             to True when replaying and False otherwise.
         calibration: Add the calibration arm: the model rates its own workflow (paper §5).
     """
-    if es_windows not in ES_WINDOW_RULES:
-        raise SuiteInputError(f"exp_b: parameter 'es_windows' is {es_windows!r}; expected one of {ES_WINDOW_RULES}.")
-    if not 0 < tolerance:
-        raise SuiteInputError(f"exp_b: parameter 'tolerance' must be positive, got {tolerance!r}.")
+    check = TaskParams("exp_b")
+    scenarios, responses = check.text("scenarios", scenarios), check.text("responses", responses)
+    responses_model = check.text("responses_model", responses_model)
+    ids = check.items("ids", ids, "scenario ids")
+    sandbox, profile = check.text("sandbox", sandbox, optional=False), check.text("profile", profile, optional=False)
+    tolerance = check.number("tolerance", tolerance, above=0)
+    timeout = check.integer("timeout", timeout, at_least=1, at_most=MAX_TIMEOUT)
+    es_windows = check.choice("es_windows", es_windows, ES_WINDOW_RULES)
+    upstream_wrapper = check.boolean("upstream_wrapper", upstream_wrapper, optional=True)
+    calibration = check.boolean("calibration", calibration)
     dataset = exp_b_dataset(scenarios, ids)
     if responses is not None:
         if not responses_model:
@@ -131,6 +139,8 @@ def exp_a(contexts: str | None = None, labels: str | None = None) -> Task:
         labels: Optional labels file in upstream's consensus format (list of {paper_id, new_method,
             new_direction}); its labels override those in ``contexts``.
     """
+    check = TaskParams("exp_a")
+    contexts, labels = check.text("contexts", contexts), check.text("labels", labels)
     return Task(
         dataset=exp_a_dataset(contexts, labels),
         solver=[system_message(EXP_A_SYSTEM), generate()],

@@ -23,7 +23,7 @@ from inspect_ai.log import read_eval_log
 from sklearn.metrics import cohen_kappa_score
 
 from causal_suite.errors import SuiteInputError, reports_input_errors, require_file
-from causal_suite.jsonl import read_text
+from causal_suite.jsonl import TABLE_LIMIT, read_text
 from causal_suite.scores import is_unscored
 
 SCORER = "cobe_judge"
@@ -92,7 +92,7 @@ def judge_verdicts(log_path: str | Path) -> dict[str, int | None]:
 def read_labels(path: str | Path) -> dict[str, int]:
     """Human labels ``sample_id -> 1 (valid) | 0 (invalid)`` from a CSV with columns ``sample_id,human``."""
     p = require_file(path, "Labels file")
-    with io.StringIO(read_text(p, f"Labels file '{p}'"), newline="") as f:
+    with io.StringIO(read_text(p, f"Labels file '{p}'", TABLE_LIMIT), newline="") as f:
         reader = csv.DictReader(f)
         missing = {"sample_id", "human"} - set(reader.fieldnames or [])
         if missing:

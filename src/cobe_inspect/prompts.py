@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from causal_suite.errors import SuiteInputError, require_file
-from causal_suite.jsonl import read_text
+from causal_suite.jsonl import DOCUMENT_LIMIT, parse_json, parse_yaml, read_text
 
 
 @dataclass(frozen=True)
@@ -54,16 +54,9 @@ def _placeholders(text: str) -> set[str]:
 def _read_mapping(path: str | Path, what: str, keys: tuple[str, ...]) -> tuple[Path, dict]:
     """A JSON or YAML file holding a non-empty mapping with keys among ``keys`` (one sentence on any problem)."""
     p = require_file(path, what)
-    text = read_text(p, f"{what} '{p}'")
-    try:
-        if p.suffix.lower() in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except Exception as exc:  # json.JSONDecodeError / yaml.YAMLError
-        raise SuiteInputError(f"{what} '{p}' is not valid JSON/YAML: {exc}.") from exc
+    where = f"{what} '{p}'"
+    text = read_text(p, where, DOCUMENT_LIMIT)
+    data = parse_yaml(text, where) if p.suffix.lower() in (".yaml", ".yml") else parse_json(text, where)
     if not isinstance(data, dict) or not data:
         raise SuiteInputError(f"{what} '{p}' must hold a mapping with keys among {', '.join(keys)}.")
     unknown = sorted(set(map(str, data)) - set(keys))

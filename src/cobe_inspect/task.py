@@ -20,7 +20,8 @@ from inspect_ai import Task, task
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.solver import generate
 
-from causal_suite.errors import SuiteInputError, strict_params
+from causal_suite.errors import strict_params
+from causal_suite.params import TaskParams
 from causal_suite.eval_meta import task_version
 from causal_suite.inspect_compat import active_model
 from cobe_inspect.dataset import BUILTIN_DATA, cobe_dataset
@@ -28,6 +29,7 @@ from cobe_inspect.prompts import load_judge_prompts, load_tier_templates
 from cobe_inspect.scorers import DEFAULT_RETRIES, PAPER_JUDGE, cobe_judge, resolve_grader
 
 TASK_VERSION = task_version("cobe_inspect", "cobe")
+MAX_RETRIES = 20  # judge re-asks per check at most
 
 
 def judge_record(self_judge: bool, judge_prompts: str | None) -> dict[str, Any]:
@@ -85,11 +87,17 @@ def cobe(
             ``$request``) replacing ours.
         self_judge: Let the model under test judge its own rewrites when no separate ``grader`` is bound (or the
             grader is the model under test); refused otherwise. Self-judged runs are marked in the log.
-        judge_retries: How many times an unreadable judge reply is asked again before the sample is unscored.
+        judge_retries: How many times an unreadable judge reply is asked again before the sample is unscored (0 to
+            20).
         judge_cache: Send judge calls through inspect's model cache, so re-scoring a log does not pay again.
     """
-    if not isinstance(self_judge, bool):
-        raise SuiteInputError(f"Task parameter 'self_judge' must be true or false, got {self_judge!r}.")
+    check = TaskParams("cobe")
+    data, judge_prompts = check.text("data", data), check.text("judge_prompts", judge_prompts)
+    tier_prompts = check.text("tier_prompts", tier_prompts)
+    tier = check.integer("tier", tier, at_least=1, at_most=4)
+    phrasings = check.items("phrasings", phrasings, "phrasings")
+    self_judge, judge_cache = check.boolean("self_judge", self_judge), check.boolean("judge_cache", judge_cache)
+    judge_retries = check.integer("judge_retries", judge_retries, at_least=0, at_most=MAX_RETRIES)
     respondent = load_tier_templates(tier_prompts)
     dataset = cobe_dataset(data, tier, phrasings, respondent)
     scorer = cobe_judge(judge_prompts=judge_prompts, retries=judge_retries, cache=judge_cache, self_judge=self_judge)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from causal_suite.errors import SuiteInputError, reports_input_errors
-from causal_suite.params import comma_list
+from causal_suite.params import cli_integer, cli_integers, comma_list
 
 from .options import add_encoder_arguments, featurizer_options
 from .pairs import read_pair_files, read_pairs, require_one_solver, write_pairs
@@ -91,7 +91,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         max_epochs=args.encoder_max_epochs,
         patience=args.encoder_patience,
     )
-    seeds = [int(s) for s in comma_list(args.seeds)]
+    seeds = args.seeds
     probes = None
     if args.probe_file:
         from .probes import read_probes
@@ -230,9 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="bernoulli",
         help="bernoulli: B drawn per twin from its break probability; continuous: the probability itself",
     )
-    s.add_argument("--n-jobs", type=int, default=500, help="synthetic base problems (jobs)")
-    s.add_argument("--twins-per-dose", type=int, default=5, help="twins per job and dose")
-    s.add_argument("--seed", type=int, default=7, help="random seed")
+    s.add_argument("--n-jobs", type=cli_integer(2), default=500, help="synthetic base problems (jobs)")
+    s.add_argument("--twins-per-dose", type=cli_integer(1), default=5, help="twins per job and dose")
+    s.add_argument("--seed", type=cli_integer(0), default=7, help="random seed")
     s.add_argument("--out", required=True, help="output pair file (JSONL)")
     s.set_defaults(func=cmd_synth)
 
@@ -246,7 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
         choices=available_featurizers(),
         help="text features of a job (default tfidf_svd)",
     )
-    r.add_argument("--seeds", default="0,1,2", help="split/training seeds, comma-separated (default 0,1,2)")
+    r.add_argument(
+        "--seeds", type=cli_integers(0), default="0,1,2", help="split/training seeds, comma-separated (default 0,1,2)"
+    )
     r.add_argument("--out", required=True, help="output directory")
     r.add_argument(
         "--protocol",
@@ -256,10 +258,10 @@ def build_parser() -> argparse.ArgumentParser:
         "both: each into OUT/text and OUT/text_probe, reported separately",
     )
     r.add_argument("--probe-file", help="base probes (`frail probes`) for --protocol text_probe / both")
-    r.add_argument("--hidden", type=int, default=64, help="hidden units of the Frail-π head")
-    r.add_argument("--max-epochs", type=int, default=200, help="training epochs at most")
-    r.add_argument("--patience", type=int, default=20, help="epochs without validation gain before stopping")
-    r.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    r.add_argument("--hidden", type=cli_integer(1), default=64, help="hidden units of the Frail-π head")
+    r.add_argument("--max-epochs", type=cli_integer(1), default=200, help="training epochs at most")
+    r.add_argument("--patience", type=cli_integer(1), default=20, help="epochs without validation gain before stopping")
+    r.add_argument("--threads", type=cli_integer(1), default=1, help="torch CPU threads")
     r.add_argument("--save-models", action="store_true", help="save each seed's model with its split sidecar")
     r.add_argument("--quiet", action="store_true", help="no training progress display")
     r.add_argument(
@@ -270,16 +272,18 @@ def build_parser() -> argparse.ArgumentParser:
     enc = add_encoder_arguments(r)
     enc.add_argument("--encoder-lr", type=float, help="encoder LR (default 2e-5 fine-tuning, 1e-3 LoRA)")
     enc.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the head")
-    enc.add_argument("--jobs-per-batch", type=int, default=64, help="jobs per optimiser step")
-    enc.add_argument("--encoder-microbatch", type=int, default=16, help="jobs per encoder forward pass")
-    enc.add_argument("--encoder-max-epochs", type=int, default=20, help="encoder training epochs at most")
-    enc.add_argument("--encoder-patience", type=int, default=5, help="encoder epochs without validation gain")
+    enc.add_argument("--jobs-per-batch", type=cli_integer(1), default=64, help="jobs per optimiser step")
+    enc.add_argument("--encoder-microbatch", type=cli_integer(1), default=16, help="jobs per encoder forward pass")
+    enc.add_argument("--encoder-max-epochs", type=cli_integer(1), default=20, help="encoder training epochs at most")
+    enc.add_argument(
+        "--encoder-patience", type=cli_integer(1), default=5, help="encoder epochs without validation gain"
+    )
     r.set_defaults(func=cmd_report)
 
     e = sub.add_parser("evaluate", help="score a saved Frail-π on the test fold of (pairs, seed); refuses overlap")
     e.add_argument("--model", required=True, help="a model saved by frail report --save-models")
     e.add_argument("--pairs", nargs="+", required=True, help="pair files to evaluate on (their test fold)")
-    e.add_argument("--seed", type=int, default=0, help="the split seed the model was trained with")
+    e.add_argument("--seed", type=cli_integer(0), default=0, help="the split seed the model was trained with")
     e.add_argument("--probe-file", help="base probes, for a model saved under --protocol text_probe")
     e.set_defaults(func=cmd_evaluate)
 
@@ -297,11 +301,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=available_featurizers(),
         help="text features of a job (default tfidf_svd)",
     )
-    t.add_argument("--seed", type=int, default=0, help="split/training seed")
-    t.add_argument("--hidden", type=int, default=64, help="hidden units of the Frail-π head")
-    t.add_argument("--max-epochs", type=int, default=200, help="training epochs at most")
-    t.add_argument("--patience", type=int, default=20, help="epochs without validation gain before stopping")
-    t.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    t.add_argument("--seed", type=cli_integer(0), default=0, help="split/training seed")
+    t.add_argument("--hidden", type=cli_integer(1), default=64, help="hidden units of the Frail-π head")
+    t.add_argument("--max-epochs", type=cli_integer(1), default=200, help="training epochs at most")
+    t.add_argument("--patience", type=cli_integer(1), default=20, help="epochs without validation gain before stopping")
+    t.add_argument("--threads", type=cli_integer(1), default=1, help="torch CPU threads")
     t.add_argument("--out", help="also write the JSON result here")
     t.set_defaults(func=cmd_transfer)
 

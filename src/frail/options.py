@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.params import cli_integer
 
 ENCODER_OPTIONS = ("encoder", "max_len", "device")
 
@@ -14,7 +15,7 @@ def add_encoder_arguments(parser: argparse.ArgumentParser) -> argparse._Argument
     """--encoder / --max-len / --device in a group of their own; the group is returned for more flags."""
     enc = parser.add_argument_group("encoder featurizers (hf_frozen, hf_finetune, hf_lora)")
     enc.add_argument("--encoder", help="local Hugging Face encoder folder or hub id (default: the bundled MiniLM)")
-    enc.add_argument("--max-len", type=int, help="tokens per text (default 128)")
+    enc.add_argument("--max-len", type=cli_integer(1), help="tokens per text (default 128)")
     enc.add_argument("--device", help="torch device (default: cuda when present, else cpu)")
     return enc
 

@@ -31,8 +31,10 @@ import numpy as np
 from scipy import stats
 from scipy.special import expit
 
-from .estimands import job_targets, observations_frame, spearman
+from causal_suite.errors import SuiteInputError
 from causal_suite.files import write_text_atomic
+
+from .estimands import job_targets, observations_frame, spearman
 from .pairs import PairObservation, operator_with_dose, write_pairs
 
 DOMAINS = {  # (plain nouns, expert nouns): the i-th plain and the i-th expert noun have the same length
@@ -370,19 +372,47 @@ def calibrate_job_noise(n_jobs: int = 4000, seed: int = 12345, target: float = 0
     return (lo + hi) / 2
 
 
+VARIANTS = ("bernoulli", "continuous")
+
+
 def truth_path(pairs_path: str | Path) -> Path:
     p = Path(pairs_path)
     return p.with_name(p.stem + ".truth.jsonl")
 
 
+def _whole_at_least(value: Any, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
 def write_synth(
     out: str | Path, variant: str, n_jobs: int, seed: int, twins_per_dose: int = 5
 ) -> dict[str, float | None]:
-    """Generate a Synth-CD set, write the pairs and the truth file beside them, return the mechanism checks."""
+    """Generate a Synth-CD set, write the pairs and the truth file beside them, return the mechanism checks.
+
+    The arguments are checked and the checks computed before anything is written, so a refusal or a failure leaves
+    no output file behind (each file is written atomically).
+
+    Raises:
+        SuiteInputError: ``n_jobs`` below 2 (the checks rank jobs), ``twins_per_dose`` below 1 (bernoulli), a
+            negative ``seed`` or an unknown ``variant``.
+    """
+    if variant not in VARIANTS:
+        raise SuiteInputError(f"Synth-CD variant {variant!r} is unknown; choose {' or '.join(VARIANTS)}.")
+    if not _whole_at_least(n_jobs, 2):
+        raise SuiteInputError(
+            f"Synth-CD needs at least 2 jobs (the mechanism checks rank them), got n_jobs={n_jobs!r}."
+        )
+    if variant == "bernoulli" and not _whole_at_least(twins_per_dose, 1):
+        raise SuiteInputError(
+            f"Synth-CD needs at least 1 twin per job and dose, got twins_per_dose={twins_per_dose!r}."
+        )
+    if not _whole_at_least(seed, 0):
+        raise SuiteInputError(f"Synth-CD's seed must be a whole number >= 0, got {seed!r}.")
     if variant == "continuous":
         rows, truth = generate_continuous(n_jobs, seed)
     else:
         rows, truth = generate_bernoulli(n_jobs, twins_per_dose, seed)
-    write_pairs(out, rows)
+    checks = mechanism_checks(rows, truth)
     write_text_atomic(truth_path(out), "".join(json.dumps(r) + "\n" for r in truth))
-    return mechanism_checks(rows, truth)
+    write_pairs(out, rows)
+    return checks

@@ -25,7 +25,7 @@ import pandas as pd
 
 from causal_suite.errors import SuiteInputError, reports_input_errors
 from causal_suite.files import write_text_atomic
-from causal_suite.params import comma_list
+from causal_suite.params import cli_integer, cli_integers
 
 from .baselines import run_baselines
 from .estimands import cross_fitted_residual, job_targets, observations_frame, spearman
@@ -280,13 +280,13 @@ def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") 
     parser.add_argument("--pairs", nargs="+", help="pair files of a real suite (default: generate continuous Synth-CD)")
     parser.add_argument(
         "--n-jobs",
-        type=int,
+        type=cli_integer(2),
         default=5000,
         help="Synth-CD jobs (5000: a test fold of 1500, whose "
         "sampling floor for |rho_C| is about 0.03; at 500 it is about 0.07)",
     )
-    parser.add_argument("--data-seed", type=int, default=42, help="Synth-CD generator seed")
-    parser.add_argument("--seeds", default="0,1,2", help="split / training seeds")
+    parser.add_argument("--data-seed", type=cli_integer(0), default=42, help="Synth-CD generator seed")
+    parser.add_argument("--seeds", type=cli_integers(0), default="0,1,2", help="split / training seeds")
     parser.add_argument("--featurizer", default="bow_svd", choices=available_featurizers())
     parser.add_argument(
         "--encoder-kind",
@@ -295,7 +295,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") 
         help="Frail-τ's shared encoder over the features (linear keeps h − h' a function of the edit)",
     )
     parser.add_argument("--lambda-inv", type=float, default=TauConfig.lambda_inv)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", type=cli_integer(1), default=1)
     parser.add_argument("--out", help="write the full result as JSON here")
     add_encoder_arguments(parser)
     args = parser.parse_args(argv)
@@ -306,7 +306,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") 
     else:
         rows, truth = generate_continuous(args.n_jobs, args.data_seed)
     config = TauConfig(encoder=args.encoder_kind, lambda_inv=args.lambda_inv)
-    result = tau_check(rows, [int(s) for s in comma_list(args.seeds)], args.featurizer, config, truth, options)
+    result = tau_check(rows, args.seeds, args.featurizer, config, truth, options)
     result["data"] = (
         {"pairs": args.pairs}
         if args.pairs

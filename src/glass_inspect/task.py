@@ -33,6 +33,8 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 
 from causal_suite.errors import SuiteInputError, require_file, strict_params
+from causal_suite.params import TaskParams
+from glass_inspect.answers import SUITES
 from causal_suite.eval_meta import task_version
 from causal_suite.files import sha256_file
 from glass_inspect.corpus.builtin import default_corpus
@@ -45,13 +47,15 @@ from glass_inspect.solvers import adjudicate, glass_solve, parse_choices, parse_
 DEFAULT_DOSES = ",".join(map(str, DOSES))
 NUM_EPOCHS = 5  # draws per prompt (§3.1): the task's epochs, or the in-sample draws of layout=sample
 TEMPERATURE = 0.2
+MAX_TEMPERATURE = 2.0  # the highest sampling temperature providers accept
+MAX_RETRIES = 20  # adjudicator re-asks per twin at most
 EPOCHS_MOVED = {
     "epochs": "the draws per prompt are inspect's epochs: pass --epochs N (default 5; the log's eval config "
     "records what ran), or with -T layout=sample pass -T draws=N."
 }
 
 
-def _draws(draws: int | None, layout: str) -> int:
+def _draws(draws: int | None, layout: str, check: TaskParams) -> int:
     """The in-sample draws of ``layout=sample`` (default 5); with ``layout=epochs`` the draws are the epochs."""
     if draws is None:
         return NUM_EPOCHS
@@ -60,13 +64,7 @@ def _draws(draws: int | None, layout: str) -> int:
             f"draws={draws!r} is for -T layout=sample; with layout=epochs the draws per prompt are inspect's "
             "epochs: pass --epochs N (default 5)."
         )
-    try:
-        n = int(draws)
-    except (TypeError, ValueError):
-        n = 0
-    if n < 1 or str(n) != str(draws).strip():
-        raise SuiteInputError(f"draws={draws!r}: the draws per prompt must be a whole number >= 1.")
-    return n
+    return check.integer("draws", draws, at_least=1)
 
 
 def glass_task(
@@ -84,15 +82,19 @@ def glass_task(
 
     The draws per prompt are the task's epochs (5, so ``--epochs N`` overrides them and the log's eval config
     records the number that ran), or with ``layout=sample`` one epoch of ``draws`` in-sample draws (5)."""
+    check = TaskParams(f"glass{suite}")
+    corpus = check.text("corpus", corpus)
+    temperature = check.number("temperature", temperature, at_least=0, at_most=MAX_TEMPERATURE)
+    identity = check.boolean("identity", identity)
     layout, choices = parse_layout(layout), parse_choices(choices)
-    n_draws = _draws(draws, layout)
+    n_draws = _draws(draws, layout, check)
     if corpus is None:
         root = Path(default_corpus(suite))
     else:
         root = require_file(corpus, "glass corpus directory").resolve()
         if not root.is_dir():
             raise SuiteInputError(f"glass corpus directory '{root}' is a file: pass the folder `glass-build` wrote.")
-    selection = GlassSelection(root, suite, parse_doses(doses), parse_families(families), bool(identity))
+    selection = GlassSelection(root, suite, parse_doses(doses), parse_families(families), identity)
     dataset, meta = glass_dataset(selection)
     in_sample = layout == "sample"
     meta |= {"layout": layout} | ({"draws": n_draws, "choices": choices} if in_sample else {})
@@ -184,6 +186,9 @@ def noop_audit(corpus: str | None = None, suite: str = "gsm", retries: int = 2) 
         suite: ``gsm`` or ``math``, used when ``corpus`` is not given.
         retries: Extra attempts when the adjudicator's reply has no parsable verdict.
     """
+    check = TaskParams("noop_audit")
+    corpus, suite = check.text("corpus", corpus), check.choice("suite", suite, SUITES)
+    retries = check.integer("retries", retries, at_least=0, at_most=MAX_RETRIES)
     root = Path(corpus) if corpus else default_corpus(suite)
     info = read_corpus_info(root)
     pool = read_pool(root)

@@ -15,6 +15,7 @@ from test_cv_task import scenario_dir  # noqa: F401 (fixture: four scenarios t1-
 from causal_suite.errors import SuiteInputError
 from causalverify_inspect.dataset import check_cached_responses, exp_b_dataset
 from causalverify_inspect.scenarios import load_scenarios
+from causalverify_inspect.scenarios.cli import main as causalverify_data
 from causalverify_inspect.task import exp_b
 
 
@@ -77,7 +78,11 @@ def test_data_file_linked_outside_the_folder_is_refused(tmp_path):
     _rdd_csv(tmp_path / "outside.csv")
     root = _ours(tmp_path / "set", [_record(data_file="data/link.csv")])
     os.symlink(tmp_path / "outside.csv", root / "data" / "link.csv")
-    with pytest.raises(SuiteInputError, match=r"field 'data_file' is 'data/link\.csv'; it must be a relative path"):
+    message = (
+        r"field 'data_file' 'data/link\.csv' is a symbolic link to '.*outside\.csv', outside the scenario folder "
+        r"'.*set'; copy the file into the folder instead of linking it\.$"
+    )
+    with pytest.raises(SuiteInputError, match=message):
         load_scenarios(root)
 
 
@@ -220,3 +225,66 @@ def test_cached_response_path_stays_in_its_folder(tmp_path, sid):
     with pytest.raises(SuiteInputError, match="plain file inside the responses folder"):
         cached_response_path(tmp_path, sid, "gpt-4o")
     assert cached_response_path(tmp_path, "s01", "openai/gpt-4o").name == "s01_openai-gpt-4o.json"
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (
+            lambda p: p.write_text('{"llm_response": {"content": "cat(1)", "content": "cat(2)"}}'),
+            r"t3_m\.json', line 1: key 'content' appears twice in one object",
+        ),
+        (lambda p: p.write_bytes(b"[" * 100_000 + b"]" * 100_000), r"t3_m\.json', line 1: nested deeper than 100"),
+        (lambda p: p.unlink() or os.mkfifo(p), r"t3_m\.json' is not a regular file \(a pipe, socket or device\)"),
+        (lambda p: p.unlink() or p.symlink_to("/dev/zero"), r"t3_m\.json' is not a regular file"),
+    ],
+)
+def test_hostile_cached_response_is_one_sentence(tmp_path, damage, message):
+    folder = _responses(tmp_path / "responses", ["t1", "t2", "t3", "t4"])
+    damage(folder / "t3_m.json")
+    with pytest.raises(SuiteInputError, match=r"^Cached response '.*" + message):
+        check_cached_responses(folder, "m", ["t1", "t2", "t3", "t4"])
+
+
+def _touch(path: Path) -> Path:
+    path.touch()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda root: os.mkfifo(root / "data" / "fifo.csv"), r"fifo\.csv' is not a regular file"),
+        (lambda root: (root / "data" / "fifo.csv").symlink_to("/dev/zero"), r"is a symbolic link to '/dev/zero'"),
+        (
+            lambda root: os.truncate(_touch(root / "data" / "fifo.csv"), 300 << 20),  # sparse: no disk used
+            r"fifo\.csv' is 300 MiB \(314,572,800 bytes\), over the 256 MiB limit for this kind of input\.$",
+        ),
+    ],
+)
+def test_hostile_scenario_csv_is_one_sentence(tmp_path, damage, message):
+    root = _ours(tmp_path / "set", [_record(data_file="data/fifo.csv")])
+    damage(root)
+    with pytest.raises(SuiteInputError, match=message):
+        exp_b_dataset(root)
+
+
+def test_records_with_a_key_twice_or_nested_deep_are_refused(tmp_path):
+    with pytest.raises(SuiteInputError, match=r"scenarios\.json', line 1: key 'seed' appears twice in one object"):
+        load_scenarios(_write_records(tmp_path / "a", '{"seed": 1, "seed": 2, "scenarios": []}'))
+    with pytest.raises(SuiteInputError, match=r"scenarios\.json', line 1: nested deeper than 100 levels"):
+        load_scenarios(_write_records(tmp_path / "b", b'{"scenarios": ' + b"[" * 100_000))
+
+
+def test_causalverify_data_refusals_exit_2(tmp_path, capsys):
+    (tmp_path / "f").write_text("x")
+    assert causalverify_data(["--out", str(tmp_path / "f")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"causalverify-data: error: Output folder '{tmp_path / 'f'}' is a file; pick a new or empty folder."
+    )
+    assert causalverify_data(["--out", str(tmp_path / "f" / "set")]) == 2
+    assert "cannot be written (Not a directory)" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        causalverify_data(["--out", str(tmp_path / "set"), "--seed", "-1"])
+    assert exit_.value.code == 2 and "argument --seed: must be a whole number >= 0, got '-1'" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]

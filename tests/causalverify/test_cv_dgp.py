@@ -71,7 +71,7 @@ def test_canonical_is_close_to_truth(generated):
 
 def test_cli_refuses_a_foreign_non_empty_folder(tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("mine")
-    assert causalverify_data(["--out", str(tmp_path)]) == 1
+    assert causalverify_data(["--out", str(tmp_path)]) == 2
     assert "not empty" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 

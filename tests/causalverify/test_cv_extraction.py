@@ -15,6 +15,7 @@ from causalverify_inspect.extraction import (
     extract_estimate,
     extract_r_code,
     has_numbers,
+    reply_json_object,
 )
 from causalverify_inspect.scorers import exp_b_scorer
 from causalverify_inspect.solvers import RUN_KEY
@@ -345,3 +346,9 @@ async def test_scorer_without_extractor_leaves_the_abstention_unscored_with_its_
     result = await exp_b_scorer()(_state("CAR[-1,+1] = 0.034\nCAR[0,+10] = 0.182\n", "EVENT_STUDY", 0.017), Target(""))
     assert result.reason == "extraction_unresolved" and "2 candidates disagree" in result.explanation
     assert result.metadata["extraction"]["candidate_lines"] == ["1: CAR[-1,+1] = 0.034", "2: CAR[0,+10] = 0.182"]
+
+
+def test_a_reply_nested_too_deeply_holds_no_object():
+    """A hostile judge or self-rating reply nested 100,000 deep is no JSON object, not a RecursionError."""
+    assert reply_json_object('{"effect": ' + '{"a": ' * 100_000 + "1" + "}" * 100_001) is None
+    assert reply_json_object('Here: {"effect": 0.5} done') == {"effect": 0.5}

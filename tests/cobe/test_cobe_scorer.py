@@ -172,7 +172,7 @@ async def test_judge_prompt_file_overrides_templates(scripted, tmp_path):
         ({"E0": "Check $response_text against $criteria"}, "unknown placeholder"),
         ({"E2": "Facts: $eq2"}, "never shows the rewrite"),
         ({"E0": ""}, "non-empty string"),
-        ("not json", "not valid JSON/YAML"),
+        ("not json", "is not valid JSON"),
     ],
 )
 def test_bad_judge_prompt_files(tmp_path, content, message):

@@ -5,6 +5,7 @@ SuiteInputError sentence naming the file, the line and the field."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from test_glass_eval import write_corpus
 
 from causal_suite.errors import SuiteInputError
 from glass_inspect.corpus import manifest_path
+from glass_inspect.corpus.cli import main as glass_build
 from glass_inspect.corpus.labeled_pairs import read_labeled_pairs
 from glass_inspect.corpus.sources import load_source
 from glass_inspect.task import glassgsm
@@ -149,3 +151,41 @@ def test_bad_build_sources(tmp_path, name, content, message):
     path.write_bytes(content)
     with pytest.raises(SuiteInputError, match=message):
         load_source("gsm", str(path))
+
+
+def _answer_twice(pool: Path) -> None:
+    """The first pool line gets a planted gold answer before its own (the reader would keep its own silently)."""
+    lines = pool.read_text(encoding="utf-8").splitlines()
+    lines[0] = lines[0].replace("{", '{"answer": "999", ', 1)
+    pool.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda c: _answer_twice(c / "pool.jsonl"), r"pool\.jsonl, line 1: key 'answer' appears twice in one object"),
+        (lambda c: (c / "pool.jsonl").write_bytes(b"[" * 100_000), r"pool\.jsonl, line 1: nested deeper than 100"),
+        (lambda c: (c / "corpus.json").write_bytes(b"{" * 100_000), r"corpus\.json, line 1: nested deeper than 100"),
+        (lambda c: (c / "pool.jsonl").unlink() or os.mkfifo(c / "pool.jsonl"), r"pool\.jsonl is not a regular file"),
+        (lambda c: manifest_path(c, 1).unlink() or manifest_path(c, 1).symlink_to("/dev/zero"), r"m1\.jsonl is not a"),
+    ],
+)
+def test_hostile_corpus_files_fail_task_construction(tmp_path, damage, message):
+    corpus = write_corpus(tmp_path / "corpus")
+    damage(corpus)
+    with pytest.raises(SuiteInputError, match=message):
+        glassgsm(corpus=str(corpus), doses="1,3")
+
+
+def test_glass_build_refuses_a_fifo_source_and_bad_counts_with_exit_2(tmp_path, capsys):
+    os.mkfifo(tmp_path / "s.jsonl")
+    assert glass_build(["--suite", "gsm", "--source", str(tmp_path / "s.jsonl"), "--out", str(tmp_path / "c")]) == 2
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith("s.jsonl is not a regular file (a pipe, socket or device); pass a file.")
+    )
+    with pytest.raises(SystemExit) as exit_:
+        glass_build(["show", str(tmp_path), "--n", "-1"])
+    assert exit_.value.code == 2 and "argument --n: must be a whole number >= 1, got '-1'" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()

@@ -3,25 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from causal_suite.errors import SuiteInputError
+from causal_suite.errors import reports_input_errors
+from causal_suite.params import cli_integer
 from causalverify_inspect.scenarios.consistency import accuracy_table
 from causalverify_inspect.scenarios.dgp import DEFAULT_SEED, write_set
 from causalverify_inspect.scenarios.sources import load_scenarios
 
 
+@reports_input_errors("causalverify-data")
 def main(argv: list[str] | None = None) -> int:
     """``causalverify-data --out DIR [--seed S]``: write the 100 scenarios and print a summary."""
     parser = argparse.ArgumentParser(prog="causalverify-data", description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="folder to write scenarios.json and data/*.csv into")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
+    parser.add_argument(
+        "--seed", type=cli_integer(0), default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
+    )
     args = parser.parse_args(argv)
-    try:
-        records = write_set(args.out, args.seed)
-    except SuiteInputError as exc:
-        print(f"causalverify-data: {exc}", file=sys.stderr)
-        return 1
+    records = write_set(args.out, args.seed)
     print(f"wrote {len(records)} scenarios to {args.out} (seed {args.seed}); consistency audit passed")
     print(accuracy_table(load_scenarios(args.out)))
     return 0

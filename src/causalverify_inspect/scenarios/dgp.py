@@ -435,6 +435,8 @@ def write_set(out: str | Path, seed: int = DEFAULT_SEED) -> list[dict]:
     """Generate the 100 scenarios into ``out``, audit them, then publish; returns the records."""
 
     target = Path(out)
+    if target.exists() and not target.is_dir():
+        raise SuiteInputError(f"Output folder '{target}' is a file; pick a new or empty folder.")
     if target.exists() and not (target / RECORDS_FILE).exists() and any(target.iterdir()):
         raise SuiteInputError(f"Output folder '{target}' is not empty and holds no {RECORDS_FILE}; pick another.")
     tmp = _fresh(target)
@@ -444,6 +446,8 @@ def write_set(out: str | Path, seed: int = DEFAULT_SEED) -> list[dict]:
         audit_or_raise(scenarios)
         (tmp / RECORDS_FILE).write_text(_records_text(records, seed), encoding="ascii")
         _publish(tmp, target)
+    except OSError as exc:
+        raise SuiteInputError(f"Output folder '{target}' cannot be written ({exc.strerror or exc}).") from None
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.fields import NUMBER, check_type, require
-from causal_suite.jsonl import read_json, read_text
+from causal_suite.jsonl import TABLE_LIMIT, read_json, read_text
 
 FAMILIES = ("DID", "EVENT_STUDY", "IV", "RDD")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -94,7 +94,7 @@ def read_scenario_csv(path: Path, family: str, scenario_id: str) -> pd.DataFrame
     path = require_file(path, f"Scenario {scenario_id}'s data file")
     where = f"Scenario {scenario_id}: data file '{path}'"
     try:
-        data = pd.read_csv(io.StringIO(read_text(path, where)))
+        data = pd.read_csv(io.StringIO(read_text(path, where, TABLE_LIMIT)))
     except pd.errors.EmptyDataError:
         raise SuiteInputError(f"{where} is empty.") from None
     except pd.errors.ParserError as exc:
@@ -119,14 +119,20 @@ def read_scenario_csv(path: Path, family: str, scenario_id: str) -> pd.DataFrame
 
 
 def data_path_within(root: Path, data_file: str, where: str) -> Path:
-    """``root / data_file``, refused unless ``data_file`` is a relative path that stays inside ``root``."""
+    """``root / data_file``, refused unless ``data_file`` is a relative path that stays inside ``root`` and the file
+    there is not a link to a file outside ``root`` (each refusal says which of the two it is)."""
     rel = PurePosixPath(data_file)
-    inside = bool(rel.parts) and not rel.is_absolute() and ".." not in rel.parts
     path = root / data_file
-    if not inside or not path.resolve().is_relative_to(root.resolve()):
+    if not rel.parts or rel.is_absolute() or ".." in rel.parts:
         raise SuiteInputError(
             f"{where}: field 'data_file' is {data_file!r}; it must be a relative path inside the scenario folder "
             f"'{root}'."
+        )
+    target = path.resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise SuiteInputError(
+            f"{where}: field 'data_file' {data_file!r} is a symbolic link to '{target}', outside the scenario folder "
+            f"'{root}'; copy the file into the folder instead of linking it."
         )
     return path
 

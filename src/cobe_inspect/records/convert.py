@@ -44,7 +44,7 @@ from typing import Any
 
 from causal_suite.errors import SuiteInputError, reports_input_errors, require_file
 from causal_suite.files import write_text_atomic
-from causal_suite.jsonl import json_lines, read_text
+from causal_suite.jsonl import decode_json, json_lines, read_text
 from cobe_inspect.records.queries import paper_query_position, slot_name
 from cobe_inspect.records.schema import SCENARIO_ID, is_keyed, keyed_records, load_records, parse_record
 
@@ -73,7 +73,7 @@ def _json_items(text: str, where: str) -> list[tuple[Any, str]]:
     stripped = text.lstrip()
     if stripped.startswith("[") or stripped.startswith("{"):
         try:
-            doc = json.loads(text)
+            doc = decode_json(text, where)
         except json.JSONDecodeError as exc:
             if stripped.startswith("["):
                 raise SuiteInputError(f"{where} is not valid JSON (line {exc.lineno}: {exc.msg}).") from None
@@ -106,7 +106,7 @@ def _csv_items(text: str, where: str) -> list[tuple[Any, str]]:
                 continue
             if name in LIST_FIELDS or name == "Causal graph" or cell[:1] in "[{":
                 try:
-                    record[name] = json.loads(cell)
+                    record[name] = decode_json(cell, f"{where}, row {row_no}, column '{name}'", count_lines=False)
                     continue
                 except json.JSONDecodeError as exc:
                     if name in LIST_FIELDS or name == "Causal graph":

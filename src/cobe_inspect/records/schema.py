@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from causal_suite.errors import SuiteInputError, require_file
-from causal_suite.jsonl import read_records, read_text
+from causal_suite.jsonl import decode_json, read_records, read_text
 from cobe_inspect.records.graphs import GRAPH_TYPES, parse_edge
 from cobe_inspect.records.queries import slot_name
 
@@ -273,7 +273,7 @@ def raw_records(path: Path) -> list[tuple[Any, str]]:
     text = read_text(path, where)
     if text.lstrip().startswith("{"):
         try:
-            doc = json.loads(text)
+            doc = decode_json(text, where)
         except json.JSONDecodeError:
             doc = None  # JSON lines: read below, with the line of any bad one
         if is_keyed(doc):

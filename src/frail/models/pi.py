@@ -15,6 +15,7 @@ BCE terms exactly. Job-level targets come from p in closed form: π is p average
 from __future__ import annotations
 
 import copy
+import pickle
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -24,6 +25,7 @@ import torch
 from torch import nn
 
 from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.jsonl import DATA_LIMIT, require_regular_file
 
 from ..estimands import logit_dose_fit
 from ..splits import Split, write_sidecar
@@ -188,7 +190,14 @@ class FrailPi:
         """(model, featurizer); ``model.probe`` is the saved ProbeStandardiser of a text_probe model, else None."""
         from ..probes import ProbeStandardiser
 
-        blob = torch.load(require_file(path, "saved Frail-π model"), weights_only=False)
+        where = f"saved Frail-π model '{path}'"
+        p = require_regular_file(require_file(path, "saved Frail-π model"), where, DATA_LIMIT)
+        try:
+            blob = torch.load(p, weights_only=False)
+        except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as exc:
+            raise SuiteInputError(f"{where} is not a file torch can load ({exc}).") from None
+        if not isinstance(blob, dict) or not {"in_dim", "doses", "config", "state", "featurizer"} <= set(blob):
+            raise SuiteInputError(f"{where} is not a model saved by `frail report --save-models`.")
         model = cls(blob["in_dim"], blob["doses"], PiConfig(**blob["config"]))
         model.head.load_state_dict(blob["state"])
         if blob.get("probe") is not None:

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from causal_suite.errors import reports_input_errors
+from causal_suite.files import write_text_atomic
+from causal_suite.params import cli_integer
 from glass_inspect.answers import SUITES
 from glass_inspect.corpus.audit import apply_audit
 from glass_inspect.corpus.build import build_corpus
@@ -66,11 +68,13 @@ def _build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--suite", required=True, choices=SUITES)
     ap.add_argument("--source", required=True, help="JSONL/JSON/parquet file, save_to_disk dir, or hub id")
     ap.add_argument("--out", required=True, help="output directory (must be new or empty unless --force)")
-    ap.add_argument("--limit", type=int, default=None, help="use only the first N source records")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--limit", type=cli_integer(1), default=None, help="use only the first N source records")
+    ap.add_argument("--seed", type=cli_integer(0), default=0)
     ap.add_argument("--doses", default=",".join(map(str, DEFAULT_DOSES)), help="comma-separated doses m")
-    ap.add_argument("--surface-twins", type=int, default=10, help="candidates per base for rename / reorder")
-    ap.add_argument("--max-distractors", type=int, default=20, help="distractor candidates per base and size")
+    ap.add_argument("--surface-twins", type=cli_integer(1), default=10, help="candidates per base for rename / reorder")
+    ap.add_argument(
+        "--max-distractors", type=cli_integer(1), default=20, help="distractor candidates per base and size"
+    )
     ap.add_argument("--split", default="test", help="split of a dataset dir or hub dataset")
     ap.add_argument("--hub-config", default=None, help="hub dataset config (GSM8K: main)")
     ap.add_argument(
@@ -102,15 +106,15 @@ def _sub_parser(cmd: str) -> argparse.ArgumentParser:
         ap.add_argument("--out", required=True, help="new directory for the filtered copy")
     elif cmd == "show":
         ap.add_argument("corpus")
-        ap.add_argument("--n", type=int, default=10, help="twins per family")
-        ap.add_argument("--seed", type=int, default=0)
+        ap.add_argument("--n", type=cli_integer(1), default=10, help="twins per family")
+        ap.add_argument("--seed", type=cli_integer(0), default=0)
     elif cmd == "sample":
         ap.add_argument("corpus")
         ap.add_argument(
             "--out", required=True, help="writes PREFIX.sample.txt (twins beside bases), PREFIX.verdicts.jsonl"
         )
-        ap.add_argument("--per-stratum", type=int, default=10, help="twins per (family, dose) stratum")
-        ap.add_argument("--seed", type=int, default=0)
+        ap.add_argument("--per-stratum", type=cli_integer(1), default=10, help="twins per (family, dose) stratum")
+        ap.add_argument("--seed", type=cli_integer(0), default=0)
     elif cmd == "verdicts":
         ap.add_argument("files", nargs="+", help="filled verdict JSONL files, pooled (glass_inspect.corpus.hand_audit)")
         ap.add_argument(
@@ -121,7 +125,7 @@ def _sub_parser(cmd: str) -> argparse.ArgumentParser:
     elif cmd == "export-pairs":
         ap.add_argument("corpus")
         ap.add_argument("--out", required=True, help="LabeledPair JSONL file to write")
-        ap.add_argument("--dose", type=int, required=True)
+        ap.add_argument("--dose", type=cli_integer(1), required=True)
     else:
         ap.add_argument("files", nargs="+", help="LabeledPair JSONL files (dose from 'dose' or _m<k>_ in the name)")
         ap.add_argument("--suite", required=True, choices=SUITES)
@@ -139,9 +143,9 @@ def _run_subcommand(cmd: str, args: argparse.Namespace) -> None:
         print(f"wrote {args.out}; dropped by the No-Op audit: {json.dumps(drops, sort_keys=True)}")
     elif cmd == "sample":
         rows = draw_sample(args.corpus, args.per_stratum, args.seed)
-        Path(f"{args.out}.sample.txt").write_text(sample_text(rows) + "\n", encoding="utf-8")
-        Path(f"{args.out}.verdicts.jsonl").write_text(
-            "".join(json.dumps(v, sort_keys=True) + "\n" for v in verdict_template(rows)), encoding="utf-8"
+        write_text_atomic(f"{args.out}.sample.txt", sample_text(rows) + "\n")
+        write_text_atomic(
+            f"{args.out}.verdicts.jsonl", "".join(json.dumps(v, sort_keys=True) + "\n" for v in verdict_template(rows))
         )
         print(f"wrote {len(rows)} twins to {args.out}.sample.txt and a verdict template to {args.out}.verdicts.jsonl")
     elif cmd == "verdicts":

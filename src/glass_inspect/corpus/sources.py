@@ -17,7 +17,7 @@ from typing import Any
 
 from causal_suite.errors import SuiteInputError, require_extra
 from causal_suite.files import sha256_file
-from causal_suite.jsonl import iter_jsonl, read_json
+from causal_suite.jsonl import DATA_LIMIT, iter_jsonl, read_json, require_regular_file
 from glass_inspect.answers import SUITES, last_boxed, normalize_answer
 from glass_inspect.corpus.complexity import gsm_complexity, math_complexity
 
@@ -56,7 +56,7 @@ def _rows(source: str, split: str, hub_config: str | None) -> Iterator[tuple[int
     elif path.suffix == ".jsonl":
         yield from iter_jsonl(path)
     elif path.suffix == ".json":
-        data = read_json(path)
+        data = read_json(path, max_bytes=DATA_LIMIT)
         if isinstance(data, dict):
             data = data.get(split, data.get("data"))
         if not isinstance(data, list):
@@ -66,7 +66,7 @@ def _rows(source: str, split: str, hub_config: str | None) -> Iterator[tuple[int
         import pandas as pd
 
         try:
-            rows = pd.read_parquet(path).to_dict(orient="records")
+            rows = pd.read_parquet(require_regular_file(path, max_bytes=DATA_LIMIT)).to_dict(orient="records")
         except (ValueError, OSError) as exc:  # pyarrow's ArrowInvalid is a ValueError
             raise SuiteInputError(f"{path}: not a readable parquet file ({exc}).") from None
         yield from enumerate(rows, 1)
