@@ -36,6 +36,7 @@ if [ ! -s "$TARBALL" ]; then
 fi
 
 root=$(mktemp -d /tmp/causal-suite-fresh.XXXXXX)
+chmod 755 "$root"  # mktemp's 0700 would hide the whole chroot from the sandbox's per-sample uids
 mounts=()
 cleanup() {
   local m
@@ -53,6 +54,7 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 # apt: the bookworm mirror debootstrap wrote into the chroot's sources.list, and nothing of this machine's own
 # sources (a trixie entry .ci/docker.sh added here would otherwise move the whole chroot to trixie)
 # this machine's own certificate authorities (ca-certificates, installed below, adds them to the chroot's bundle)
+mkdir -p "$root/usr/local/share/ca-certificates"
 [ -d /usr/local/share/ca-certificates ] && cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
 # this machine's pip configuration (local wheel folders and indexes, the torch cap) travels with it
 for f in /etc/pip.conf /etc/xdg/pip; do [ -e "$f" ] && { mkdir -p "$root$(dirname "$f")"; cp -r "$f" "$root$f"; }; done
