@@ -4,36 +4,73 @@ Nothing of the host's environment exists inside: the process that runs bubblewra
 variables the command needs (so bubblewrap's own ``/proc/<pid>/environ`` holds no secret), and bubblewrap runs the
 command as the sandbox's pid 1 (``--as-pid-1``), so no host-started process is visible, traceable or readable from
 inside. When pid 1 exits, the kernel kills everything else left in the namespace.
+
+The wall-clock limit is kept on the host side (this process times the command and kills its whole tree), so nothing
+the program does inside (trace or stop a timer, ignore signals) extends it; what the command printed up to the
+limit comes with the :class:`ConfinedTimeoutError`. bubblewrap loads the :mod:`.seccomp` filter and, where it
+supports ``--disable-userns``, forbids new user namespaces inside.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from inspect_ai.util import ExecResult
 
+from causalverify_inspect.sandbox.launch import launcher_argv
 from causalverify_inspect.sandbox.limits import ConfinedLimits, SampleGuard
+from causalverify_inspect.sandbox.seccomp import filter_fd
 
 WORKDIR = PurePosixPath("/workdir")
 """The work dir as the sandboxed command sees it (its current directory)."""
 NOTE_PREFIX = "[sandbox:"
 """Lines the sandbox appends to captured output (truncation, signals, limits); not the program's output."""
 LAUNCH_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-"""The whole environment of the launcher (setpriv, bubblewrap): nothing inherited from the host process."""
+"""The whole environment of the launcher and bubblewrap: nothing inherited from the host process."""
 
 _RO_SYSTEM = ("/usr",)
 _RO_ETC = ("/etc/R", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/fonts")
 _USR_LINKS = ("lib", "lib64", "bin", "sbin")
 
 
-def bwrap_argv(workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: dict[str, str]) -> list[str]:
-    """The bubblewrap + prlimit prefix that confines one command (the command's argv follows it)."""
+class ConfinedTimeoutError(TimeoutError):
+    """A confined command ran past its wall-clock limit and was killed from the host side; ``truncated_output``
+    and ``stderr`` hold what it printed until then (each capped like a normal result)."""
+
+    def __init__(self, timeout: float | None, stdout: str, stderr: str) -> None:
+        super().__init__(f"confined command exceeded its wall-clock limit of {timeout} s")
+        self.truncated_output = stdout
+        self.stderr = stderr
+
+
+@functools.cache
+def userns_can_be_disabled() -> bool:
+    """Whether this host's bubblewrap takes ``--disable-userns`` (0.8.0 and later, and a kernel allowing the user
+    namespace it needs); probed once, unprivileged as the sandbox runs."""
+    probe = [*launcher_argv([], 65534 if os.geteuid() == 0 else None), "bwrap", "--unshare-user", "--disable-userns"]
+    probe += ["--ro-bind", "/", "/", "true"]
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        return subprocess.run(probe, capture_output=True, timeout=30, env=LAUNCH_ENV, check=False).returncode == 0
+    return False
+
+
+def bwrap_argv(
+    workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: dict[str, str], seccomp_fd: int | None = None
+) -> list[str]:
+    """The bubblewrap + prlimit prefix that confines one command (the command's argv follows it); ``seccomp_fd``:
+    a descriptor holding the seccomp filter, inherited by bubblewrap."""
     argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"]
+    if userns_can_be_disabled():
+        argv += ["--unshare-user", "--disable-userns"]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
     for path in _RO_SYSTEM:
         argv += ["--ro-bind", path, path]
     for name in _USR_LINKS:
@@ -60,6 +97,11 @@ def bwrap_argv(workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: d
         "--bind",
         str(workdir),
         str(WORKDIR),
+        # bubblewrap's own root and /dev are tmpfs mounts the program could fill: read-only once set up
+        "--remount-ro",
+        "/",
+        "--remount-ro",
+        "/dev",
     ]
     argv += ["--chdir", str(cwd), "--clearenv"]
     base_env = {
@@ -84,12 +126,6 @@ def bwrap_argv(workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: d
         "--",
     ]
     return argv
-
-
-def as_user(uid: int | None) -> list[str]:
-    if uid is None:
-        return []
-    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
 
 
 @dataclass
@@ -143,26 +179,34 @@ async def run_confined(
     env: dict[str, str] | None = None,
     uid: int | None = None,
 ) -> ExecResult[str]:
-    """Run ``cmd`` confined, with ``workdir`` as its only writable directory; raise TimeoutError after ``timeout`` s.
+    """Run ``cmd`` confined, with ``workdir`` as its only writable directory.
 
-    The whole process tree is killed on timeout, on cancellation and when a sample limit is breached (the breach
-    is noted at the end of stderr and the return code is -9). Output beyond ``limits.output_bytes`` per stream is
-    dropped from the middle and the drop noted where it happened.
+    The whole process tree is killed on timeout (then :class:`ConfinedTimeoutError` carries the output so far), on
+    cancellation and when a sample limit is breached (the breach is noted at the end of stderr and the return code
+    is -9). Output beyond ``limits.output_bytes`` per stream is dropped from the middle and the drop noted where it
+    happened.
     """
     limits = guard.limits
-    argv = guard.prefix_argv() + as_user(uid) + bwrap_argv(workdir, cwd, limits, env or {}) + list(cmd)
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        stdin=asyncio.subprocess.PIPE if input is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-        env=LAUNCH_ENV,
-    )
+    seccomp = filter_fd()
+    launcher = launcher_argv(guard.cgroup.dirs if guard.cgroup else [], uid)
+    argv = launcher + bwrap_argv(workdir, cwd, limits, env or {}, seccomp) + list(cmd)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE if input is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            env=LAUNCH_ENV,
+            pass_fds=() if seccomp is None else (seccomp,),
+        )
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)
     out, err = Capture(limits.output_bytes), Capture(limits.output_bytes)
     finished = asyncio.ensure_future(asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err), proc.wait()))
     watcher = asyncio.ensure_future(guard.watch(proc.pid)) if guard.needs_watch() else None
-    breach = None
+    breach, late = None, False
     try:
         if input is not None:
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -171,8 +215,7 @@ async def run_confined(
                 proc.stdin.close()
         waiting = {finished} | ({watcher} if watcher else set())
         done, _ = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        if not done:
-            raise TimeoutError(f"confined command exceeded its wall-clock limit of {timeout} s")
+        late = not done
         if watcher in done:
             breach = watcher.result()
     finally:
@@ -184,6 +227,8 @@ async def run_confined(
             watcher.cancel()
     code = proc.returncode
     stderr = err.text("stderr")
+    if late:
+        raise ConfinedTimeoutError(timeout, out.text("stdout"), stderr)
     if breach:
         stderr += f"\n{NOTE_PREFIX} {breach}; the command was killed]\n"
     elif guard.cgroup is not None and guard.cgroup.memory_limit_hit():

@@ -1,17 +1,21 @@
 """The inspect sandbox type ``confined``: one private, limited work dir per sample; commands run under bubblewrap.
 
-Per sample: a work dir ``<tmp>/cv-confined-<host pid>-<token>`` (a size- and inode-capped tmpfs where the host
+Per sample: a work dir ``<tmp>/cv-confined-<eval token>-<token>`` (a size- and inode-capped tmpfs where the host
 allows mounts), a cgroup bounding the memory and process count of all the sample's processes (where the host
-allows one; else a watcher, see :mod:`.limits`), and, when the host process runs as root, an unused uid of its own.
-Cleanup never raises: it kills whatever of the sample is left, unmounts, removes the tree iteratively, and reports
-failures as warnings. ``task_init`` sweeps what killed evals left behind.
+allows one; else a watcher, see :mod:`.limits`), and, when the host process runs as root, a uid of its own: one no
+account and no process has, reserved by a lock in ``<tmp>/cv-confined-uids`` for the sample's life. Cleanup never
+raises: it kills what is left of the sample, found by its cgroup and by its work dir (the processes whose mounts
+hold it), never by uid alone; unmounts, removes the tree iteratively, and reports failures as warnings.
+``task_init`` sweeps what killed evals left behind (:mod:`.cleanup`: decided by each eval's lock).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
+import pwd
 import secrets
 import shutil
 import tempfile
@@ -22,11 +26,12 @@ from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentCo
 from pydantic import BaseModel
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.sandbox.cleanup import remove_tree, sweep_stale
+from causalverify_inspect.sandbox.cleanup import owner_token, remove_tree, sweep_stale
 from causalverify_inspect.sandbox.confine import WORKDIR, run_confined
 from causalverify_inspect.sandbox.limits import (
     CGROUP_PREFIX,
     ConfinedLimits,
+    Quota,
     SampleCgroup,
     SampleGuard,
     mount_workdir_quota,
@@ -43,13 +48,16 @@ def bwrap_available() -> bool:
 
 
 def sample_name() -> str:
-    """``cv-confined-<host pid>-<token>``: unique, and tells a later sweep whether its owner still runs."""
-    return f"{CGROUP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+    """``cv-confined-<eval token>-<token>``: unique, and tells a later sweep which eval's lock decides its fate."""
+    return f"{CGROUP_PREFIX}{owner_token()}-{secrets.token_hex(6)}"
 
 
 @sandboxenv(name=SANDBOX_NAME)
 class ConfinedSandboxEnvironment(SandboxEnvironment):
     """inspect sandbox type ``confined`` (see module)."""
+
+    eval_groups: dict[ConfinedLimits, SampleCgroup | None] = {}
+    """The eval-wide cgroup (its memory budget) of each configuration this process runs, made by ``task_init``."""
 
     def __init__(self, limits: ConfinedLimits) -> None:
         super().__init__()
@@ -57,13 +65,14 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
         self.workdir = Path(tempfile.gettempdir()) / name
         self.workdir.mkdir(mode=0o700)
         auto = limits.enforcement == "auto"
+        parent = self.eval_groups.get(limits)
         self.guard = SampleGuard(
             limits,
             self.workdir,
-            cgroup=SampleCgroup.create(name, limits) if auto else None,
+            cgroup=SampleCgroup.create(name, Quota.of_sample(limits), parent) if auto else None,
             workdir_quota=auto and mount_workdir_quota(self.workdir, limits),
         )
-        self.uid = _fresh_uid() if os.geteuid() == 0 else None
+        self.uid, self._uid_lock = allocate_uid() if os.geteuid() == 0 else (None, None)
         self._own(self.workdir)
 
     @property
@@ -83,6 +92,24 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
             )
         for path in sweep_stale():
             logger.warning(f"confined sandbox: removed {path}, left behind by an eval that no longer runs")
+        limits = config if isinstance(config, ConfinedLimits) else ConfinedLimits()
+        if limits.enforcement == "auto" and limits not in cls.eval_groups:
+            cls.eval_groups[limits] = SampleCgroup.create(
+                f"{CGROUP_PREFIX}{owner_token()}-eval-{secrets.token_hex(4)}", eval_quota(limits), nest=True
+            )
+
+    @classmethod
+    async def task_cleanup(cls, task_name: str, config: SandboxEnvironmentConfigType | None, cleanup: bool) -> None:
+        limits = config if isinstance(config, ConfinedLimits) else ConfinedLimits()
+        group = cls.eval_groups.pop(limits, None)
+        if group is not None:
+            group.remove()
+
+    @classmethod
+    def default_concurrency(cls) -> int | None:
+        """Samples inspect runs at once in this sandbox without ``--max-sandboxes`` (also what the eval-wide memory
+        budget is sized for by default): two per CPU this process may use, as inspect's docker sandbox."""
+        return 2 * len(os.sched_getaffinity(0))
 
     @classmethod
     async def sample_init(
@@ -109,6 +136,7 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
             ("cgroup", self.guard.cgroup.remove if self.guard.cgroup else None),
             ("unmount", (lambda: unmount(self.workdir)) if self.guard.workdir_quota else None),
             ("remove", lambda: remove_tree(self.workdir)),
+            ("uid", self._release_uid),
         ]
         for name, step in steps:
             if step is None:
@@ -120,11 +148,14 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
 
     def _kill_leftovers(self) -> None:
         self.guard.kill_all()
-        if self.uid is not None:  # the uid is the sample's alone
-            for entry in os.listdir("/proc"):
-                with contextlib.suppress(OSError, ValueError):
-                    if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == self.uid:
-                        os.kill(int(entry), 9)
+        for pid in processes_holding(self.workdir, quota=self.guard.workdir_quota):
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+
+    def _release_uid(self) -> None:
+        if self._uid_lock is not None:
+            os.close(self._uid_lock)
+            self._uid_lock = None
 
     def default_polling_interval(self) -> float:
         return 0.2
@@ -193,6 +224,65 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
             os.chown(path, self.uid, self.uid, follow_symlinks=False)
 
 
-def _fresh_uid() -> int:
-    """An unused uid for one sample, so its process limit counts only its own processes."""
-    return 200_000 + secrets.randbelow(1_000_000)
+def eval_quota(limits: ConfinedLimits) -> Quota:
+    """The eval-wide cgroup's quota: ``eval_memory_bytes`` (default: concurrency x per-sample memory), and the
+    per-sample processes and CPUs times the concurrency."""
+    samples = ConfinedSandboxEnvironment.default_concurrency() or 1
+    memory = limits.eval_memory_bytes or samples * limits.memory_bytes
+    return Quota(memory, samples * limits.processes, limits.cpus * samples if limits.cpus else None)
+
+
+UID_BASE, UID_SPAN = 200_000, 1_000_000
+
+
+def allocate_uid() -> tuple[int, int]:
+    """A uid for one sample (so its process limit counts only its own processes) and the descriptor of the lock
+    that reserves it: no account has it, no process runs as it, and no other sample of any eval holds its lock."""
+    locks = Path(tempfile.gettempdir()) / f"{CGROUP_PREFIX}uids"
+    locks.mkdir(mode=0o700, exist_ok=True)
+    for _ in range(100):
+        uid = UID_BASE + secrets.randbelow(UID_SPAN)
+        with contextlib.suppress(KeyError):
+            pwd.getpwuid(uid)
+            continue
+        fd = os.open(locks / str(uid), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        if not uid_in_use(uid):
+            return uid, fd
+        os.close(fd)
+    raise RuntimeError("confined sandbox: found no free uid in 100 tries")
+
+
+def uid_in_use(uid: int) -> bool:
+    """Whether any process on this host runs as ``uid``."""
+    for entry in os.listdir("/proc"):
+        with contextlib.suppress(OSError):
+            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid:
+                return True
+    return False
+
+
+def processes_holding(workdir: Path, quota: bool) -> list[int]:
+    """The processes whose mount table binds ``workdir`` on /workdir (a sandbox of this sample, whatever its uid or
+    pid namespace): the same device, and the dir itself as the mount's root (the quota tmpfs's root, with a quota)."""
+    try:
+        device = os.stat(workdir).st_dev
+    except OSError:
+        return []
+    wanted = f"{os.major(device)}:{os.minor(device)}"
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        with contextlib.suppress(OSError, IndexError):
+            for line in Path(f"/proc/{entry}/mountinfo").read_text().splitlines():
+                fields = line.split()
+                root_ok = fields[3] == "/" if quota else fields[3].endswith(f"/{workdir.name}")
+                if fields[4] == str(WORKDIR) and fields[2] == wanted and root_ok:
+                    found.append(int(entry))
+                    break
+    return found
