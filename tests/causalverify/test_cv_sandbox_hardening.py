@@ -1,6 +1,7 @@
 """The confined sandbox hardened in depth (issue 26): a time limit kept on the host side, and a seccomp filter plus
 no new user namespaces for what R never needs."""
 
+import os
 import re
 import subprocess
 import sys
@@ -144,3 +145,164 @@ async def test_inside_the_sandbox_tracing_namespaces_and_mounts_are_refused(box)
     perl = next(line for line in result.stdout.splitlines() if line.startswith("perl"))
     assert perl.rstrip().endswith("-> ok 1"), perl  # ptrace(PTRACE_ATTACH, 1): errno 1, EPERM
     assert "forked 2 4" in result.stdout  # fork, as R's parallel does it, is unaffected
+
+
+# ------------------------------------------------------------------------ writable mounts, budgets, quotas
+def _limits(**overrides) -> ConfinedLimits:
+    return ConfinedLimits(**{"cpu_seconds": 30, "memory_bytes": 512 * 1024**2, **overrides})
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_only_the_capped_mounts_are_writable(box):
+    code = (
+        'for (p in c("/x", "/etc/x", "/var/x", "/run/x", "/dev/x", "/usr/x", "/tmp/x", "/dev/shm/x", "x")) '
+        'cat(p, tryCatch({ writeLines("1", p); "written" }, error = function(e) "refused", '
+        'warning = function(w) "refused"), "\\n")\n'
+        'cat("mkdir", suppressWarnings(dir.create("/newdir")), "\\n")'
+    )
+    await box.write_file("t.R", code)
+    result = await box.exec(["Rscript", "--vanilla", "t.R"], timeout=30)
+    verdicts = dict(line.split() for line in result.stdout.splitlines())
+    assert verdicts == {
+        **dict.fromkeys(["/x", "/etc/x", "/var/x", "/run/x", "/dev/x", "/usr/x"], "refused"),
+        **dict.fromkeys(["/tmp/x", "/dev/shm/x", "x"], "written"),
+        "mkdir": "FALSE",
+    }
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_the_watcher_counts_tmp_and_shm_pages_as_the_samples_memory():
+    # 240 MB resident + 300 MB in /tmp + 150 MB in /dev/shm: each part under the 512 MiB, together over it
+    limits = _limits(tmp_bytes=400 * 1024**2, shm_bytes=200 * 1024**2, enforcement="watch")
+    env = ConfinedSandboxEnvironment(limits)
+    try:
+        code = (
+            "x <- numeric(3e7); x[] <- 1\n"
+            'system("head -c 300000000 /dev/zero > /tmp/a; head -c 150000000 /dev/zero > /dev/shm/b")\n'
+            'cat("all written\\n"); Sys.sleep(20)'
+        )
+        await env.write_file("t.R", code)
+        started = time.monotonic()
+        result = await env.exec(["Rscript", "--vanilla", "t.R"], timeout=40)
+        assert time.monotonic() - started < 15 and not result.success
+        assert "sample memory limit exceeded" in result.stderr and "in /tmp and /dev/shm" in result.stderr
+    finally:
+        env.close()
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_concurrent_samples_share_the_eval_wide_memory_budget():
+    import asyncio
+
+    limits = _limits(memory_bytes=1024**3, eval_memory_bytes=700 * 1024**2)
+    await ConfinedSandboxEnvironment.task_init("t", limits)
+    group = ConfinedSandboxEnvironment.eval_groups.get(("t", limits))
+    if group is None:
+        pytest.skip("this host allows no cgroup of our own (no eval-wide budget without one)")
+    envs = [(await ConfinedSandboxEnvironment.sample_init("t", limits, {}))["default"] for _ in range(2)]
+    try:
+        assert all(d.parent in group.dirs for env in envs for d in env.guard.cgroup.dirs)
+        for env in envs:  # 480 MB each: under the 1 GiB of a sample, together over the eval's 700 MiB
+            await env.write_file("t.R", 'x <- numeric(6e7); x[] <- 1; Sys.sleep(4); cat("kept\\n")')
+        results = await asyncio.gather(*(env.exec(["Rscript", "--vanilla", "t.R"], timeout=40) for env in envs))
+        killed = [r for r in results if "kept" not in r.stdout]
+        assert killed and all("eval-wide memory budget" in r.stderr for r in killed), [r.stderr for r in results]
+    finally:
+        for env in envs:
+            env.close()
+        await ConfinedSandboxEnvironment.task_cleanup("t", limits, True)
+    assert not any(d.exists() for d in group.dirs)
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_a_cpu_quota_holds_the_sample_to_its_share():
+    env = ConfinedSandboxEnvironment(_limits(cpus=0.5))
+    try:
+        if env.guard.cgroup is None:
+            pytest.skip("this host allows no cgroup of our own (no CPU quota without one)")
+        code = (
+            "t <- proc.time(); s <- Sys.time()\nwhile (difftime(Sys.time(), s, units = 'secs') < 3) {}\n"
+            'cat((proc.time() - t)[["user.self"]], "\\n")'
+        )
+        await env.write_file("t.R", code)
+        result = await env.exec(["Rscript", "--vanilla", "t.R"], timeout=30)
+        assert float(result.stdout.split()[0]) < 3 * 0.5 + 0.4, result.stdout  # half of 3 s, plus start-up
+    finally:
+        env.close()
+
+
+# --------------------------------------------------------------------------------- uids, cleanup, launcher
+@pytest.mark.skipif(os.geteuid() != 0, reason="samples get uids of their own only when the eval runs as root")
+def test_a_uid_in_use_or_reserved_is_never_handed_out(monkeypatch):
+    from causalverify_inspect.sandbox import environment
+
+    busy = environment.UID_BASE + 17
+    squatter = subprocess.Popen(["setpriv", f"--reuid={busy}", "--", "sleep", "30"])
+    try:
+        time.sleep(0.2)
+        first_free, _ = environment.allocate_uid()
+        draws = iter([17, first_free - environment.UID_BASE, first_free - environment.UID_BASE, 23])
+        monkeypatch.setattr(environment.secrets, "randbelow", lambda n: next(draws))
+        uid, lock = environment.allocate_uid()  # skips the squatter's uid, then the one reserved just before
+        assert uid == environment.UID_BASE + 23
+        os.close(lock)
+    finally:
+        squatter.kill()
+        squatter.wait()
+
+
+@pytest.mark.needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="samples get uids of their own only when the eval runs as root")
+async def test_cleanup_kills_the_samples_processes_not_every_process_of_its_uid():
+    import asyncio
+
+    from causalverify_inspect.sandbox.environment import processes_holding
+
+    env = ConfinedSandboxEnvironment(_limits(enforcement="watch"))  # no cgroup: the work dir finds them
+    bystander = subprocess.Popen(["setpriv", f"--reuid={env.uid}", "--", "sleep", "30"])
+    running = asyncio.ensure_future(env.exec(["sh", "-c", "sleep 61.5 & sleep 61.25"], timeout=60))
+    try:
+        await asyncio.sleep(1.5)
+        inside = processes_holding(env.workdir, quota=env.guard.workdir_quota)
+        assert len(inside) >= 2  # bubblewrap's init and the shell at least
+        env.close()
+        await asyncio.sleep(0.3)
+        assert not any(Path(f"/proc/{pid}").exists() for pid in inside)
+        assert bystander.poll() is None  # the same uid outside the sandbox is not the sample's
+    finally:
+        running.cancel()
+        bystander.kill()
+        bystander.wait()
+
+
+KILLED_EVAL = """
+import os, signal, subprocess, sys, time
+sys.path.insert(0, sys.argv[1])
+from launch import launcher_argv
+for delay in [0, 0, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02]:
+    if os.fork() == 0:  # an eval that starts a sandbox and is killed a moment later
+        subprocess.Popen(launcher_argv([], None) + ["bwrap", "--die-with-parent", "--ro-bind", "/", "/", "sleep", "93.5"])
+        time.sleep(delay)
+        os.kill(os.getpid(), signal.SIGKILL)
+    os.wait()
+"""
+
+
+@pytest.mark.needs_bwrap
+def test_no_sandbox_outlives_an_eval_killed_in_its_first_milliseconds():
+    sandbox_dir = SRC / "causalverify_inspect" / "sandbox"
+    subprocess.run([sys.executable, "-c", KILLED_EVAL, str(sandbox_dir)], check=True, timeout=60)
+    time.sleep(0.5)
+    left = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).startswith("sleep\x0093.5")]
+    assert left == []
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text()
+    except OSError:
+        return ""

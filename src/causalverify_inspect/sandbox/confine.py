@@ -232,7 +232,9 @@ async def run_confined(
     if breach:
         stderr += f"\n{NOTE_PREFIX} {breach}; the command was killed]\n"
     elif guard.cgroup is not None and guard.cgroup.memory_limit_hit():
-        stderr += f"\n{NOTE_PREFIX} the sample reached its memory limit of {limits.memory_bytes} bytes]\n"
+        shared = guard.budget is not None and guard.budget.memory_limit_hit()
+        where = " or the eval-wide memory budget its samples share" if shared else ""
+        stderr += f"\n{NOTE_PREFIX} the sample reached its memory limit of {limits.memory_bytes} bytes{where}]\n"
     if code is not None and code < 0:
         stderr += f"{NOTE_PREFIX} killed by signal {signal.Signals(-code).name}]\n"
     return ExecResult(

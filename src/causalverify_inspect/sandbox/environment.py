@@ -56,21 +56,22 @@ def sample_name() -> str:
 class ConfinedSandboxEnvironment(SandboxEnvironment):
     """inspect sandbox type ``confined`` (see module)."""
 
-    eval_groups: dict[ConfinedLimits, SampleCgroup | None] = {}
-    """The eval-wide cgroup (its memory budget) of each configuration this process runs, made by ``task_init``."""
+    eval_groups: dict[tuple[str, ConfinedLimits], SampleCgroup | None] = {}
+    """The eval-wide cgroup (its memory budget) of each task and configuration this process runs (``task_init``)."""
 
-    def __init__(self, limits: ConfinedLimits) -> None:
+    def __init__(self, limits: ConfinedLimits, eval_group: SampleCgroup | None = None) -> None:
+        """One sample's sandbox; its cgroup goes below ``eval_group`` (the eval-wide budget) where one is given."""
         super().__init__()
         name = sample_name()
         self.workdir = Path(tempfile.gettempdir()) / name
         self.workdir.mkdir(mode=0o700)
         auto = limits.enforcement == "auto"
-        parent = self.eval_groups.get(limits)
         self.guard = SampleGuard(
             limits,
             self.workdir,
-            cgroup=SampleCgroup.create(name, Quota.of_sample(limits), parent) if auto else None,
+            cgroup=SampleCgroup.create(name, Quota.of_sample(limits), eval_group) if auto else None,
             workdir_quota=auto and mount_workdir_quota(self.workdir, limits),
+            budget=eval_group,
         )
         self.uid, self._uid_lock = allocate_uid() if os.geteuid() == 0 else (None, None)
         self._own(self.workdir)
@@ -93,15 +94,15 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
         for path in sweep_stale():
             logger.warning(f"confined sandbox: removed {path}, left behind by an eval that no longer runs")
         limits = config if isinstance(config, ConfinedLimits) else ConfinedLimits()
-        if limits.enforcement == "auto" and limits not in cls.eval_groups:
-            cls.eval_groups[limits] = SampleCgroup.create(
+        if limits.enforcement == "auto" and (task_name, limits) not in cls.eval_groups:
+            cls.eval_groups[task_name, limits] = SampleCgroup.create(
                 f"{CGROUP_PREFIX}{owner_token()}-eval-{secrets.token_hex(4)}", eval_quota(limits), nest=True
             )
 
     @classmethod
     async def task_cleanup(cls, task_name: str, config: SandboxEnvironmentConfigType | None, cleanup: bool) -> None:
         limits = config if isinstance(config, ConfinedLimits) else ConfinedLimits()
-        group = cls.eval_groups.pop(limits, None)
+        group = cls.eval_groups.pop((task_name, limits), None)
         if group is not None:
             group.remove()
 
@@ -116,7 +117,7 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
         cls, task_name: str, config: SandboxEnvironmentConfigType | None, metadata: dict[str, str]
     ) -> dict[str, SandboxEnvironment]:
         limits = config if isinstance(config, ConfinedLimits) else ConfinedLimits()
-        return {"default": cls(limits)}
+        return {"default": cls(limits, cls.eval_groups.get((task_name, limits)))}
 
     @classmethod
     async def sample_cleanup(

@@ -164,14 +164,16 @@ class SampleCgroup:
         return sorted(found)
 
     def memory_limit_hit(self) -> bool:
-        """Whether the kernel had to stop the sample at its memory limit (an OOM kill or a failed charge)."""
+        """Whether the kernel had to stop the group at its memory limit (an OOM kill, a failed charge, or, for a
+        v1 parent whose children were charged, its peak usage at the limit)."""
         d = self.dirs[0]
         with contextlib.suppress(OSError, ValueError):
             if self.version == 2:
                 events = dict(line.split() for line in (d / "memory.events").read_text().splitlines())
                 return int(events.get("oom_kill", 0)) > 0 or int(events.get("max", 0)) > 0
             control = dict(line.split() for line in (d / "memory.oom_control").read_text().splitlines())
-            return int(control.get("oom_kill", 0)) > 0 or int((d / "memory.failcnt").read_text()) > 0
+            peak, limit = (int((d / f"memory.{f}").read_text()) for f in ("max_usage_in_bytes", "limit_in_bytes"))
+            return int(control.get("oom_kill", 0)) > 0 or int((d / "memory.failcnt").read_text()) > 0 or peak >= limit
         return False
 
     def kill_all(self) -> None:
@@ -344,6 +346,8 @@ class SampleGuard:
     workdir: Path
     cgroup: SampleCgroup | None = None
     workdir_quota: bool = False
+    budget: SampleCgroup | None = None
+    """The eval-wide cgroup holding ``cgroup`` (the memory budget all samples of the eval share), if any."""
     breaches: list[str] = field(default_factory=list)
 
     async def watch(self, root_pid: int) -> str:
