@@ -199,7 +199,7 @@ async def test_concurrent_samples_share_the_eval_wide_memory_budget():
 
     limits = _limits(memory_bytes=1024**3, eval_memory_bytes=700 * 1024**2)
     await ConfinedSandboxEnvironment.task_init("t", limits)
-    group = ConfinedSandboxEnvironment.eval_groups.get(("t", limits))
+    group = ConfinedSandboxEnvironment.eval_groups.get(limits)
     if group is None:
         pytest.skip("this host allows no cgroup of our own (no eval-wide budget without one)")
     envs = [(await ConfinedSandboxEnvironment.sample_init("t", limits, {}))["default"] for _ in range(2)]
@@ -244,12 +244,14 @@ def test_a_uid_in_use_or_reserved_is_never_handed_out(monkeypatch):
     squatter = subprocess.Popen(["setpriv", f"--reuid={busy}", "--", "sleep", "30"])
     try:
         time.sleep(0.2)
-        first_free, _ = environment.allocate_uid()
+        first_free, first_lock = environment.allocate_uid()
         draws = iter([17, first_free - environment.UID_BASE, first_free - environment.UID_BASE, 23])
         monkeypatch.setattr(environment.secrets, "randbelow", lambda n: next(draws))
         uid, lock = environment.allocate_uid()  # skips the squatter's uid, then the one reserved just before
         assert uid == environment.UID_BASE + 23
-        os.close(lock)
+        for taken, fd in ((uid, lock), (first_free, first_lock)):
+            (environment.uid_locks() / str(taken)).unlink()
+            os.close(fd)
     finally:
         squatter.kill()
         squatter.wait()
@@ -306,3 +308,24 @@ def _cmdline(pid: str) -> str:
         return Path(f"/proc/{pid}/cmdline").read_text()
     except OSError:
         return ""
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_no_python_environment_and_none_of_the_suites_data_is_visible(box):
+    import causalverify_inspect
+    from causalverify_inspect.sandbox.confine import masked_dirs
+
+    data = sorted(Path(causalverify_inspect.__file__).parent.rglob("*.json"))[:3]
+    assert data  # the built-in scenarios and their canonical estimates
+    python_dirs = [str(p) for p in Path("/usr/lib").glob("python3*")]
+    assert set(python_dirs) <= set(masked_dirs())
+    seen = [*python_dirs, sys.prefix, *map(str, data)]
+    code = "for (p in commandArgs(TRUE)) cat(p, length(list.files(p)), file.exists(p), '\\n')\n"
+    code += 'cat("python3:", system("python3 -c 1 2>/dev/null") == 0, "\\n")'
+    await box.write_file("t.R", code)
+    result = await box.exec(["Rscript", "--vanilla", "t.R", *seen], timeout=30)
+    for line in result.stdout.splitlines()[: len(seen)]:
+        path, files, exists = line.split()
+        assert files == "0" and (exists == "FALSE" or path in python_dirs), line  # absent, or an empty mask
+    assert "python3: FALSE" in result.stdout

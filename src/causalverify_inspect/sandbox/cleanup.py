@@ -13,6 +13,7 @@ is left alone.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import os
@@ -77,11 +78,19 @@ _OWNER: dict[int, tuple[str, int]] = {}
 def owner_token() -> str:
     """This eval process's token; the first call creates ``<tmp>/cv-confined-<token>.lock`` and locks it for life."""
     if os.getpid() not in _OWNER:
-        token = secrets.token_hex(6)
+        token = f"e{secrets.token_hex(6)}"  # never all digits: older versions read such a name as a pid
         fd = os.open(lock_path(token), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX)
         _OWNER[os.getpid()] = (token, fd)
+        atexit.register(_release_owner, os.getpid())
     return _OWNER[os.getpid()][0]
+
+
+def _release_owner(pid: int) -> None:
+    """At a normal exit (everything of the eval cleaned up): remove this process's lock file, still holding it."""
+    if os.getpid() == pid and pid in _OWNER:
+        with contextlib.suppress(OSError):
+            lock_path(_OWNER[pid][0]).unlink()
 
 
 def lock_path(token: str) -> Path:

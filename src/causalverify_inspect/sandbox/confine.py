@@ -19,6 +19,7 @@ import functools
 import os
 import signal
 import subprocess
+import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -36,6 +37,22 @@ LAUNCH_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 """The whole environment of the launcher and bubblewrap: nothing inherited from the host process."""
 
 _RO_SYSTEM = ("/usr",)
+_PYTHON_GLOBS = ("lib/python*", "local/lib/python*", "share/python*", "local/share/python*")
+
+
+@functools.cache
+def masked_dirs() -> list[str]:
+    """Directories of the bound system tree the program must not see, each masked by an empty read-only tmpfs:
+    every Python installation under ``/usr`` (``lib/python*``, ``local/lib/python*``...) and the running
+    interpreter's library and site directories and this suite's own install when they lie under ``/usr`` (a
+    system-wide install), so no Python environment, no API client and none of the suite's data (the canonical
+    estimates of ``scenarios.json``) is readable inside."""
+    found = {Path(p) for pattern in _PYTHON_GLOBS for p in Path("/usr").glob(pattern)}
+    found |= {Path(p) for p in sysconfig.get_paths().values()} | {Path(__file__).resolve().parents[2]}
+    usr = [p.resolve() for p in found if p.is_dir() and p.resolve().is_relative_to("/usr")]
+    return sorted({str(p) for p in usr if not any(q != p and p.is_relative_to(q) for q in usr)})
+
+
 _RO_ETC = ("/etc/R", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/fonts")
 _USR_LINKS = ("lib", "lib64", "bin", "sbin")
 
@@ -81,6 +98,8 @@ def bwrap_argv(
     for path in _RO_ETC:
         if Path(path).exists():
             argv += ["--ro-bind", path, path]
+    for path in masked_dirs():
+        argv += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
     argv += [
         "--proc",
         "/proc",

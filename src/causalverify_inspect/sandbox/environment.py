@@ -3,7 +3,7 @@
 Per sample: a work dir ``<tmp>/cv-confined-<eval token>-<token>`` (a size- and inode-capped tmpfs where the host
 allows mounts), a cgroup bounding the memory and process count of all the sample's processes (where the host
 allows one; else a watcher, see :mod:`.limits`), and, when the host process runs as root, a uid of its own: one no
-account and no process has, reserved by a lock in ``<tmp>/cv-confined-uids`` for the sample's life. Cleanup never
+account and no process has, reserved by a lock file in ``<tmp>/cv-confined-uids`` for the sample's life. Cleanup never
 raises: it kills what is left of the sample, found by its cgroup and by its work dir (the processes whose mounts
 hold it), never by uid alone; unmounts, removes the tree iteratively, and reports failures as warnings.
 ``task_init`` sweeps what killed evals left behind (:mod:`.cleanup`: decided by each eval's lock).
@@ -56,8 +56,9 @@ def sample_name() -> str:
 class ConfinedSandboxEnvironment(SandboxEnvironment):
     """inspect sandbox type ``confined`` (see module)."""
 
-    eval_groups: dict[tuple[str, ConfinedLimits], SampleCgroup | None] = {}
-    """The eval-wide cgroup (its memory budget) of each task and configuration this process runs (``task_init``)."""
+    eval_groups: dict[ConfinedLimits, SampleCgroup | None] = {}
+    """The eval-wide cgroup (the memory budget) of each configuration this process runs, made by ``task_init`` (which
+    inspect calls once per configuration for the whole run, as ``task_cleanup`` at its end)."""
 
     def __init__(self, limits: ConfinedLimits, eval_group: SampleCgroup | None = None) -> None:
         """One sample's sandbox; its cgroup goes below ``eval_group`` (the eval-wide budget) where one is given."""
@@ -94,15 +95,15 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
         for path in sweep_stale():
             logger.warning(f"confined sandbox: removed {path}, left behind by an eval that no longer runs")
         limits = config if isinstance(config, ConfinedLimits) else ConfinedLimits()
-        if limits.enforcement == "auto" and (task_name, limits) not in cls.eval_groups:
-            cls.eval_groups[task_name, limits] = SampleCgroup.create(
+        if limits.enforcement == "auto" and limits not in cls.eval_groups:
+            cls.eval_groups[limits] = SampleCgroup.create(
                 f"{CGROUP_PREFIX}{owner_token()}-eval-{secrets.token_hex(4)}", eval_quota(limits), nest=True
             )
 
     @classmethod
     async def task_cleanup(cls, task_name: str, config: SandboxEnvironmentConfigType | None, cleanup: bool) -> None:
         limits = config if isinstance(config, ConfinedLimits) else ConfinedLimits()
-        group = cls.eval_groups.pop((task_name, limits), None)
+        group = cls.eval_groups.pop(limits, None)
         if group is not None:
             group.remove()
 
@@ -117,7 +118,7 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
         cls, task_name: str, config: SandboxEnvironmentConfigType | None, metadata: dict[str, str]
     ) -> dict[str, SandboxEnvironment]:
         limits = config if isinstance(config, ConfinedLimits) else ConfinedLimits()
-        return {"default": cls(limits, cls.eval_groups.get((task_name, limits)))}
+        return {"default": cls(limits, cls.eval_groups.get(limits))}
 
     @classmethod
     async def sample_cleanup(
@@ -154,7 +155,10 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
                 os.kill(pid, 9)
 
     def _release_uid(self) -> None:
+        """Remove the uid's lock file, then release it (an allocator that opened the old file sees it unlinked)."""
         if self._uid_lock is not None:
+            with contextlib.suppress(OSError):
+                (uid_locks() / str(self.uid)).unlink()
             os.close(self._uid_lock)
             self._uid_lock = None
 
@@ -236,11 +240,17 @@ def eval_quota(limits: ConfinedLimits) -> Quota:
 UID_BASE, UID_SPAN = 200_000, 1_000_000
 
 
+def uid_locks() -> Path:
+    """The folder of the uid reservations (one lock file per uid in use by a sample)."""
+    locks = Path(tempfile.gettempdir()) / f"{CGROUP_PREFIX}uids"
+    locks.mkdir(mode=0o700, exist_ok=True)
+    return locks
+
+
 def allocate_uid() -> tuple[int, int]:
     """A uid for one sample (so its process limit counts only its own processes) and the descriptor of the lock
     that reserves it: no account has it, no process runs as it, and no other sample of any eval holds its lock."""
-    locks = Path(tempfile.gettempdir()) / f"{CGROUP_PREFIX}uids"
-    locks.mkdir(mode=0o700, exist_ok=True)
+    locks = uid_locks()
     for _ in range(100):
         uid = UID_BASE + secrets.randbelow(UID_SPAN)
         with contextlib.suppress(KeyError):
@@ -249,11 +259,14 @@ def allocate_uid() -> tuple[int, int]:
         fd = os.open(locks / str(uid), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            current = os.stat(locks / str(uid)).st_ino == os.fstat(fd).st_ino  # not unlinked by its last owner
         except OSError:
-            os.close(fd)
-            continue
-        if not uid_in_use(uid):
+            current = False
+        if current and not uid_in_use(uid):
             return uid, fd
+        if current:  # ours, but a process outside any sample runs as it: drop the reservation again
+            with contextlib.suppress(OSError):
+                (locks / str(uid)).unlink()
         os.close(fd)
     raise RuntimeError("confined sandbox: found no free uid in 100 tries")
 

@@ -7,6 +7,9 @@ of 1.5 GB each stay under a 2 GB per-process cap. The limits here hold for a sam
   ``pids`` hierarchies) that every command of the sample joins before it starts. The kernel charges the sample's
   tmpfs pages (``/tmp``, ``/dev/shm``, the work dir) to it too. Needs a writable cgroup tree (root, or a delegated
   subtree).
+- **the eval as a whole**: the sample cgroups of one eval sit in an eval-wide cgroup (made by the environment's
+  ``task_init``) whose memory limit is the budget its samples share (``eval_memory_bytes``); ``cpus`` adds a CPU
+  quota per sample (v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``).
 - **work dir bytes and files**: a size- and inode-capped tmpfs mounted on the sample's work dir (needs root).
 - **fallback** where the host allows neither: :class:`SampleGuard` polls the sample's processes (resident memory
   plus the pages of its private ``/tmp`` and ``/dev/shm``, count) and the work dir (bytes, files) every
