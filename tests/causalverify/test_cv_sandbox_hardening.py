@@ -329,3 +329,16 @@ async def test_no_python_environment_and_none_of_the_suites_data_is_visible(box)
         path, files, exists = line.split()
         assert files == "0" and (exists == "FALSE" or path in python_dirs), line  # absent, or an empty mask
     assert "python3: FALSE" in result.stdout
+
+
+def test_a_system_wide_python_is_masked_but_nothing_r_needs(monkeypatch):
+    import sysconfig
+
+    from causalverify_inspect.sandbox import confine
+
+    system = {"stdlib": "/usr/lib/python3.11", "purelib": "/usr/local/lib/python3.11/dist-packages"}
+    system |= {"scripts": "/usr/local/bin", "data": "/usr/local", "include": "/usr/include/python3.11"}
+    monkeypatch.setattr(sysconfig, "get_paths", lambda: system)
+    masked = confine.masked_dirs.__wrapped__()
+    assert not {"/usr", "/usr/local", "/usr/local/bin", "/usr/lib", "/usr/include"} & set(masked)
+    assert all("python" in path for path in masked), masked

@@ -38,19 +38,25 @@ LAUNCH_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 _RO_SYSTEM = ("/usr",)
 _PYTHON_GLOBS = ("lib/python*", "local/lib/python*", "share/python*", "local/share/python*")
+_SUITE_PACKAGES = ("causal_suite", "cobe_inspect", "glass_inspect", "causalverify_inspect", "frail")
+_NEEDED = ("/usr/bin", "/usr/local/bin", "/usr/lib/R", "/usr/local/lib/R", "/usr/share/R", "/usr/lib/x86_64-linux-gnu")
+"""What R needs under ``/usr``: no mask may cover one of these."""
 
 
 @functools.cache
 def masked_dirs() -> list[str]:
     """Directories of the bound system tree the program must not see, each masked by an empty read-only tmpfs:
-    every Python installation under ``/usr`` (``lib/python*``, ``local/lib/python*``...) and the running
-    interpreter's library and site directories and this suite's own install when they lie under ``/usr`` (a
-    system-wide install), so no Python environment, no API client and none of the suite's data (the canonical
-    estimates of ``scenarios.json``) is readable inside."""
+    every Python installation under ``/usr`` (``lib/python*``, ``local/lib/python*``...), the running interpreter's
+    library and site directories, and this suite's own packages where they lie under ``/usr`` (a system-wide
+    install), so no Python environment, no API client and none of the suite's data (the canonical estimates of
+    ``scenarios.json``) is readable inside. A directory holding something R needs is never masked."""
     found = {Path(p) for pattern in _PYTHON_GLOBS for p in Path("/usr").glob(pattern)}
-    found |= {Path(p) for p in sysconfig.get_paths().values()} | {Path(__file__).resolve().parents[2]}
-    usr = [p.resolve() for p in found if p.is_dir() and p.resolve().is_relative_to("/usr")]
-    return sorted({str(p) for p in usr if not any(q != p and p.is_relative_to(q) for q in usr)})
+    paths = sysconfig.get_paths()
+    found |= {Path(paths[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    found |= {Path(__file__).resolve().parents[2] / name for name in _SUITE_PACKAGES}
+    usr = {p.resolve() for p in found if p.is_dir() and p.resolve().is_relative_to("/usr")}
+    usr = {p for p in usr if not any(Path(needed).is_relative_to(p) for needed in _NEEDED)}
+    return sorted(str(p) for p in usr if not any(q != p and p.is_relative_to(q) for q in usr))
 
 
 _RO_ETC = ("/etc/R", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/fonts")
