@@ -372,14 +372,18 @@ def main() -> None:
             display="none",
             log_dir=logs,
             max_samples=args.max_samples,
+            max_sandboxes=args.max_samples,
         )[0]
         samples = sorted(log.samples, key=lambda s: ids.index(str(s.id)))
         with zipfile.ZipFile(log.location) as archive:
             logged = b"".join(archive.read(name) for name in archive.namelist())
     monitor.stop.set()
     monitor.join()
-    time.sleep(0.5)
-    left = leftovers()
+    for _ in range(10):  # killed processes may take a moment to be reaped
+        time.sleep(0.5)
+        left = leftovers()
+        if not any(left.values()):
+            break
     contained = 0
     print(
         f"eval status: {log.status}; {len(CASES)} cases; timeout {args.timeout} s; "
