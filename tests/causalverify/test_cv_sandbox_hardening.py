@@ -240,19 +240,19 @@ async def test_a_cpu_quota_holds_the_sample_to_its_share():
 # --------------------------------------------------------------------------------- uids, cleanup, launcher
 @pytest.mark.skipif(os.geteuid() != 0, reason="samples get uids of their own only when the eval runs as root")
 def test_a_uid_in_use_or_reserved_is_never_handed_out(monkeypatch):
-    from causalverify_inspect.sandbox import environment
+    from causalverify_inspect.sandbox import uids
 
-    busy = environment.UID_BASE + 17
+    busy = uids.UID_BASE + 17
     squatter = subprocess.Popen(["setpriv", f"--reuid={busy}", "--", "sleep", "30"])
     try:
         time.sleep(0.2)
-        first_free, first_lock = environment.allocate_uid()
-        draws = iter([17, first_free - environment.UID_BASE, first_free - environment.UID_BASE, 23])
-        monkeypatch.setattr(environment.secrets, "randbelow", lambda n: next(draws))
-        uid, lock = environment.allocate_uid()  # skips the squatter's uid, then the one reserved just before
-        assert uid == environment.UID_BASE + 23
+        first_free, first_lock = uids.allocate_uid()
+        draws = iter([17, first_free - uids.UID_BASE, first_free - uids.UID_BASE, 23])
+        monkeypatch.setattr(uids.secrets, "randbelow", lambda n: next(draws))
+        uid, lock = uids.allocate_uid()  # skips the squatter's uid, then the one reserved just before
+        assert uid == uids.UID_BASE + 23
         for taken, fd in ((uid, lock), (first_free, first_lock)):
-            (environment.uid_locks() / str(taken)).unlink()
+            (uids.uid_locks() / str(taken)).unlink()
             os.close(fd)
     finally:
         squatter.kill()
@@ -264,7 +264,7 @@ def test_a_uid_in_use_or_reserved_is_never_handed_out(monkeypatch):
 async def test_cleanup_kills_the_samples_processes_not_every_process_of_its_uid():
     import asyncio
 
-    from causalverify_inspect.sandbox.environment import processes_holding
+    from causalverify_inspect.sandbox.cleanup import processes_holding
 
     env = ConfinedSandboxEnvironment(_limits(enforcement="watch"))  # no cgroup: the work dir finds them
     bystander = subprocess.Popen(["setpriv", f"--reuid={env.uid}", "--", "sleep", "30"])

@@ -22,6 +22,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from causalverify_inspect.sandbox.confine import WORKDIR
 from causalverify_inspect.sandbox.limits import (
     CGROUP_PREFIX,
     SampleCgroup,
@@ -148,3 +149,25 @@ def sweep_stale() -> list[str]:
         with contextlib.suppress(OSError):
             path.unlink()
     return removed
+
+
+def processes_holding(workdir: Path, quota: bool) -> list[int]:
+    """The processes whose mount table binds ``workdir`` on /workdir (a sandbox of this sample, whatever its uid or
+    pid namespace): the same device, and the dir itself as the mount's root (the quota tmpfs's root, with a quota)."""
+    try:
+        device = os.stat(workdir).st_dev
+    except OSError:
+        return []
+    wanted = f"{os.major(device)}:{os.minor(device)}"
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        with contextlib.suppress(OSError, IndexError):
+            for line in Path(f"/proc/{entry}/mountinfo").read_text().splitlines():
+                fields = line.split()
+                root_ok = fields[3] == "/" if quota else fields[3].endswith(f"/{workdir.name}")
+                if fields[4] == str(WORKDIR) and fields[2] == wanted and root_ok:
+                    found.append(int(entry))
+                    break
+    return found

@@ -3,7 +3,7 @@
 Per sample: a work dir ``<tmp>/cv-confined-<eval token>-<token>`` (a size- and inode-capped tmpfs where the host
 allows mounts), a cgroup bounding the memory and process count of all the sample's processes (where the host
 allows one; else a watcher, see :mod:`.limits`), and, when the host process runs as root, a uid of its own: one no
-account and no process has, reserved by a lock file in ``<tmp>/cv-confined-uids`` for the sample's life. Cleanup never
+account and no process has, reserved for the sample's life (:mod:`.uids`). Cleanup never
 raises: it kills what is left of the sample, found by its cgroup and by its work dir (the processes whose mounts
 hold it), never by uid alone; unmounts, removes the tree iteratively, and reports failures as warnings.
 ``task_init`` sweeps what killed evals left behind (:mod:`.cleanup`: decided by each eval's lock).
@@ -12,10 +12,8 @@ hold it), never by uid alone; unmounts, removes the tree iteratively, and report
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
-import pwd
 import secrets
 import shutil
 import tempfile
@@ -26,7 +24,7 @@ from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentCo
 from pydantic import BaseModel
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.sandbox.cleanup import owner_token, remove_tree, sweep_stale
+from causalverify_inspect.sandbox.cleanup import owner_token, processes_holding, remove_tree, sweep_stale
 from causalverify_inspect.sandbox.confine import WORKDIR, run_confined
 from causalverify_inspect.sandbox.limits import (
     CGROUP_PREFIX,
@@ -37,6 +35,7 @@ from causalverify_inspect.sandbox.limits import (
     mount_workdir_quota,
     unmount,
 )
+from causalverify_inspect.sandbox.uids import allocate_uid, release_uid
 
 SANDBOX_NAME = "confined"
 logger = logging.getLogger(__name__)
@@ -155,11 +154,8 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
                 os.kill(pid, 9)
 
     def _release_uid(self) -> None:
-        """Remove the uid's lock file, then release it (an allocator that opened the old file sees it unlinked)."""
         if self._uid_lock is not None:
-            with contextlib.suppress(OSError):
-                (uid_locks() / str(self.uid)).unlink()
-            os.close(self._uid_lock)
+            release_uid(self.uid, self._uid_lock)
             self._uid_lock = None
 
     def default_polling_interval(self) -> float:
@@ -235,68 +231,3 @@ def eval_quota(limits: ConfinedLimits) -> Quota:
     samples = ConfinedSandboxEnvironment.default_concurrency() or 1
     memory = limits.eval_memory_bytes or samples * limits.memory_bytes
     return Quota(memory, samples * limits.processes, limits.cpus * samples if limits.cpus else None)
-
-
-UID_BASE, UID_SPAN = 200_000, 1_000_000
-
-
-def uid_locks() -> Path:
-    """The folder of the uid reservations (one lock file per uid in use by a sample)."""
-    locks = Path(tempfile.gettempdir()) / f"{CGROUP_PREFIX}uids"
-    locks.mkdir(mode=0o700, exist_ok=True)
-    return locks
-
-
-def allocate_uid() -> tuple[int, int]:
-    """A uid for one sample (so its process limit counts only its own processes) and the descriptor of the lock
-    that reserves it: no account has it, no process runs as it, and no other sample of any eval holds its lock."""
-    locks = uid_locks()
-    for _ in range(100):
-        uid = UID_BASE + secrets.randbelow(UID_SPAN)
-        with contextlib.suppress(KeyError):
-            pwd.getpwuid(uid)
-            continue
-        fd = os.open(locks / str(uid), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            current = os.stat(locks / str(uid)).st_ino == os.fstat(fd).st_ino  # not unlinked by its last owner
-        except OSError:
-            current = False
-        if current and not uid_in_use(uid):
-            return uid, fd
-        if current:  # ours, but a process outside any sample runs as it: drop the reservation again
-            with contextlib.suppress(OSError):
-                (locks / str(uid)).unlink()
-        os.close(fd)
-    raise RuntimeError("confined sandbox: found no free uid in 100 tries")
-
-
-def uid_in_use(uid: int) -> bool:
-    """Whether any process on this host runs as ``uid``."""
-    for entry in os.listdir("/proc"):
-        with contextlib.suppress(OSError):
-            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid:
-                return True
-    return False
-
-
-def processes_holding(workdir: Path, quota: bool) -> list[int]:
-    """The processes whose mount table binds ``workdir`` on /workdir (a sandbox of this sample, whatever its uid or
-    pid namespace): the same device, and the dir itself as the mount's root (the quota tmpfs's root, with a quota)."""
-    try:
-        device = os.stat(workdir).st_dev
-    except OSError:
-        return []
-    wanted = f"{os.major(device)}:{os.minor(device)}"
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        with contextlib.suppress(OSError, IndexError):
-            for line in Path(f"/proc/{entry}/mountinfo").read_text().splitlines():
-                fields = line.split()
-                root_ok = fields[3] == "/" if quota else fields[3].endswith(f"/{workdir.name}")
-                if fields[4] == str(WORKDIR) and fields[2] == wanted and root_ok:
-                    found.append(int(entry))
-                    break
-    return found
