@@ -24,6 +24,7 @@ STOP_THE_TIMER = (
     # this shell and R, its parent
     "system(\"gdb -p 1 -batch -ex 'shell sleep 120' >/dev/null 2>&1 &\")\n"
     'system("strace -p 1 -o /dev/null >/dev/null 2>&1 &")\n'
+    "Sys.sleep(1)\n"
     'system("for p in /proc/[0-9]*; do p=${p#/proc/}; [ $p = $$ ] || [ $p = $PPID ] || kill -STOP $p; done 2>/dev/null")\n'
     'cat("still here\\n")\nwhile (TRUE) {}'
 )
