@@ -210,7 +210,7 @@ def test_sweep_decides_by_the_owning_evals_lock_not_by_pid():
     base = Path(tempfile.gettempdir())
     dead, live, alien = (f"{secrets.token_hex(6)}" for _ in range(3))
     lock_path(dead).touch()  # an eval that ended: its lock file stays, nobody holds it
-    made = {token: base / f"{CGROUP_PREFIX}{token}-sample" for token in (dead, live, alien)}
+    made = {token: base / f"{CGROUP_PREFIX}{token}-sample" for token in (dead, live, alien, str(2**22 + 12345))}
     for path in made.values():
         (path / "sub").mkdir(parents=True)
     # the live owner runs in a pid namespace of its own: its pid means nothing here, its lock does
@@ -225,6 +225,7 @@ def test_sweep_decides_by_the_owning_evals_lock_not_by_pid():
         assert str(made[dead]) in removed and not made[dead].exists() and not lock_path(dead).exists()
         assert made[live].exists() and lock_path(live).exists()  # a live eval's sample is never touched
         assert made[alien].exists()  # no lock file: not ours to judge
+        assert not made[str(2**22 + 12345)].exists()  # an older version's name, its pid gone
     finally:
         holder.kill()
         holder.wait()

@@ -8,7 +8,8 @@ no recursion, never following a link. :func:`sweep_stale` removes what an earlie
 ``<tmp>/cv-confined-<token>.lock`` for as long as it lives, and names everything it makes
 ``cv-confined-<token>-...``; the kernel drops the lock when the process dies, however it dies. The sweep removes
 only what belongs to a token whose lock it can take; a name whose lock file does not exist is not ours to judge and
-is left alone.
+is left alone (except names of older versions, ``cv-confined-<pid>-...``, judged by that pid as those versions did;
+tokens never consist of digits only).
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ def owner_gone(name: str) -> bool:
     (The check takes the lock for a moment; the sweep's removal follows while it is released, which is safe: a
     dead token is never reused.)"""
     token = name[len(CGROUP_PREFIX) :].split("-")[0].removesuffix(".lock")
+    if token.isdigit():  # ``cv-confined-<pid>-...``, made by a version before the locks: its owner's pid decides
+        return not Path(f"/proc/{token}").exists()
     try:
         fd = os.open(lock_path(token), os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError:
