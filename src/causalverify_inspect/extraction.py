@@ -43,8 +43,10 @@ effect**, and otherwise abstains (the scorer then asks the ``extractor`` role, s
    prints the effect only as a percentage goes to the extractor, as does any percentage or rescaled effect in
    the other designs (its scale depends on the outcome's units) and an estimate printed as ``NA``.
 
-Outputs too large to read whole (over ``MAX_STDOUT_CHARS`` or with a line over ``MAX_LINE_CHARS``) abstain; NUL and
-other control bytes and ANSI colour codes are dropped before reading.
+Output cannot hide the estimate by its size: lines over ``MAX_LINE_CHARS`` are left unread (the reason says how
+many) and the rest is read; an output too large to read whole (over ``MAX_STDOUT_CHARS`` or ``MAX_LINES``) is read
+for its answer lines only. NUL and other control bytes and ANSI colour codes are dropped before reading.
+``Extraction.numbers`` says whether what was read prints any number (numbers only on unread lines do not count).
 """
 
 from __future__ import annotations
@@ -130,6 +132,13 @@ class Extraction:
     estimate: Extracted | None
     reason: str
     candidates: tuple[Candidate, ...] = field(default_factory=tuple)
+    numbers: bool = True
+    """Whether the lines read print any number at all (False: nothing there for an extractor to find)."""
+
+    def answers_disagree(self) -> bool:
+        """Whether the answer lines (``Estimate: <number>``) print more than one value."""
+        answers = [c for c in self.candidates if c.answer_line and c.value is not None]
+        return len(answers) > 1 and not _all_agree(answers)
 
     def candidate_lines(self, limit: int = 40) -> list[str]:
         """``"<line number>: <line>"`` of each distinct candidate line, in output order (at most ``limit``)."""
@@ -174,6 +183,12 @@ def _agree(a: Candidate, b: Candidate) -> bool:
         return False
     tolerance = 0.5 * max(a.unit, b.unit) * (1 + 1e-6) + 1e-12
     return abs(a.value - b.value) <= tolerance
+
+
+def _all_agree(candidates: list[Candidate]) -> bool:
+    """Whether every pair agrees; each printed value is compared once (10,000 copies of one line cost one)."""
+    distinct = list({(c.value, c.unit): c for c in candidates}.values())
+    return all(_agree(a, b) for a in distinct for b in distinct)
 
 
 @dataclass(frozen=True)
@@ -1100,7 +1115,7 @@ def _decide(candidates: list[Candidate]) -> tuple[Candidate | None, str]:
         if any(re.fullmatch(r"NA|NaN|-?Inf|NULL", c.text) for c in unusable):
             return None, "a candidate printed without a value (NA)"
         return None, "a percentage or rescaled effect outside an event study (its scale depends on the outcome)"
-    if not all(_agree(a, b) for a in pool for b in pool):
+    if not _all_agree(pool):
         return None, f"{len(pool)} candidates disagree"
     if all(c.percent for c in pool):
         return None, "only a percentage (whether it is a percent of a return or of the outcome is for the extractor)"
@@ -1115,13 +1130,38 @@ def extract(stdout: str, family: str) -> Extraction:
     be it, else an abstention with the reason and the candidates (see module doc)."""
     if family not in _TERMS:
         raise ValueError(f"unknown design family {family!r}")
-    if len(stdout) > MAX_STDOUT_CHARS:
-        return Extraction(None, f"output too long to read whole ({len(stdout)} characters)")
     lines = _clean(stdout).split("\n")
-    if len(lines) > MAX_LINES:
-        return Extraction(None, f"output too long to read whole ({len(lines)} lines)")
-    if any(len(line) > MAX_LINE_CHARS for line in lines):
-        return Extraction(None, f"a line longer than {MAX_LINE_CHARS} characters")
+    if len(stdout) > MAX_STDOUT_CHARS or len(lines) > MAX_LINES:
+        size = f"{len(stdout)} characters" if len(stdout) > MAX_STDOUT_CHARS else f"{len(lines)} lines"
+        return _answer_lines_only(lines, family, f"output too long to read whole ({size}): answer lines only")
+    unread = sum(len(line) > MAX_LINE_CHARS for line in lines)
+    if unread:
+        lines = ["" if len(line) > MAX_LINE_CHARS else line for line in lines]
+    extraction = _read(lines, family)
+    if not unread:
+        return extraction
+    note = f"{unread} line(s) over {MAX_LINE_CHARS} characters not read"
+    return replace(extraction, reason=f"{extraction.reason}; {note}")
+
+
+def _answer_lines_only(lines: list[str], family: str, why: str) -> Extraction:
+    """The decision over the answer lines alone (``Estimate: <number>``), for outputs too large to read whole."""
+    effect_re = _effect_re(family)
+    candidates = [
+        c
+        for i, line in enumerate(lines)
+        if len(line) <= MAX_LINE_CHARS and _ANSWER_LINE.match(line)
+        for c in _line_candidates(line, i + 1, family, effect_re)[0]
+    ]
+    best, decided = _decide(candidates)
+    estimate = (
+        None if best is None else Extracted(best.value, best.rule, best.line, best.window, best.lineno, best.unit)
+    )
+    return Extraction(estimate, f"{why}; {decided}", tuple(candidates))
+
+
+def _read(lines: list[str], family: str) -> Extraction:
+    """The decision over every rule's candidates in ``lines`` (see module doc)."""
     candidates: list[Candidate] = []
     claimed: set[int] = set()
     for reader in (_etable, _t_test):
@@ -1142,10 +1182,11 @@ def extract(stdout: str, family: str) -> Extraction:
         if m:
             candidates = [replace(c, preferred=True) if c.column == int(m.group(1)) else c for c in candidates]
     best, why = _decide(candidates)
+    numbers = has_numbers("\n".join(lines))
     if best is None:
-        return Extraction(None, why, tuple(candidates))
+        return Extraction(None, why, tuple(candidates), numbers)
     estimate = Extracted(best.value, best.rule, best.line, best.window, best.lineno, best.unit)
-    return Extraction(estimate, why, tuple(candidates))
+    return Extraction(estimate, why, tuple(candidates), numbers)
 
 
 def extract_estimate(stdout: str, family: str) -> Extracted | None:

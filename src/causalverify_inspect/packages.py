@@ -15,7 +15,6 @@ from causalverify_inspect.sandbox import DOCKER_R_PACKAGES
 _NAME = r"[A-Za-z][\w.]*"
 _CALL_ARGS = re.compile(r"\b(?:library|require|requireNamespace|loadNamespace|p_load|install\.packages)\s*\(([^)]*)\)")
 _NAMESPACE = re.compile(rf"\b({_NAME}):::?(?=[\w.`])")
-_QUOTED = re.compile(rf"[\"']({_NAME})[\"']")
 
 _LOAD_ERROR = re.compile(
     rf"there is no package called\s*[‘'\"`]?({_NAME})|"
@@ -52,23 +51,52 @@ KNOWN_EXPORTS = {
 def loaded_packages(code: str) -> list[str]:
     """Packages the code loads or installs: ``library``/``require``/``requireNamespace``/``loadNamespace``/
     ``pacman::p_load``/``install.packages`` arguments (bare or quoted names, ``c(...)`` lists), ``pkg::`` and
-    ``pkg:::`` prefixes, and quoted names of the image's packages elsewhere (``pkgs <- c("fixest", ...)`` later
-    loaded with ``character.only = TRUE``)."""
-    names = _call_arguments(code, _CALL_ARGS)
-    names.update(n for n in _NAMESPACE.findall(code) if n not in ("base", "stats", "utils", "methods", "pacman"))
-    names.update(n for n in _QUOTED.findall(code) if n in DOCKER_R_PACKAGES)
+    ``pkg:::`` prefixes, and string literals that are exactly the name of one of the image's packages
+    (``pkgs <- c("fixest", ...)`` later loaded with ``character.only = TRUE``). Comments are not read, nor calls
+    or names inside strings (``# library(fixest)``, ``cat("library(fixest)")``)."""
+    masked, strings = mask_comments_and_strings(code)
+    names = _call_arguments(masked, _CALL_ARGS, strings)
+    names.update(n for n in _NAMESPACE.findall(masked) if n not in ("base", "stats", "utils", "methods", "pacman"))
+    names.update(s for s in strings if s in DOCKER_R_PACKAGES)
     return sorted(names)
 
 
-def _call_arguments(text: str, calls: re.Pattern) -> set[str]:
-    """Package names passed to the ``calls`` in ``text``: bare or quoted, alone or in a ``c(...)`` list."""
+def mask_comments_and_strings(code: str) -> tuple[str, list[str]]:
+    """``code`` without its comments and with each string literal replaced by ``"<n>"``, and the literals' contents
+    (n indexes them). Escapes inside strings are honoured; a string left open runs to the end."""
+    out: list[str] = []
+    strings: list[str] = []
+    i = 0
+    while i < len(code):
+        char = code[i]
+        if char == "#":
+            end = code.find("\n", i)
+            i = len(code) if end < 0 else end
+        elif char in "\"'":
+            j, content = i + 1, []
+            while j < len(code) and code[j] != char:
+                content.append(code[j : j + 2] if code[j] == "\\" else code[j])
+                j += 2 if code[j] == "\\" else 1
+            out.append(f'"{len(strings)}"')
+            strings.append("".join(content))
+            i = j + 1
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out), strings
+
+
+def _call_arguments(text: str, calls: re.Pattern, strings: list[str] | None = None) -> set[str]:
+    """Package names passed to the ``calls`` in ``text``: bare or quoted, alone or in a ``c(...)`` list;
+    ``strings``: the literals that ``"<n>"`` placeholders in ``text`` stand for."""
     names: set[str] = set()
     for args in calls.findall(text):
         for part in re.split(r"[,()]", args):
             part = part.strip()
             if not part or "=" in part or part == "c":  # empty, named options (quietly = TRUE), c( of a list
                 continue
-            name = part.strip("\"'` ")
+            placeholder = re.fullmatch(r'"(\d+)"', part) if strings is not None else None
+            name = strings[int(placeholder.group(1))] if placeholder else part.strip("\"'` ")
             if re.fullmatch(_NAME, name) and name not in ("TRUE", "FALSE", "T", "F"):
                 names.add(name)
     return names

@@ -23,8 +23,12 @@ divided by the number of post-event days of the window its label states (``CAR[-
 The estimate comes from :func:`extract` first, which answers only when exactly one candidate can be the effect and
 records its provenance (rule, line, reason) under ``extraction`` in the score metadata; when it abstains and stdout
 prints numbers, the ``extractor`` role is asked, shown the lines with the competing candidates (never the canonical
-value). An extractor reply that is not a number, or no extractor role bound, makes the sample unscored with the
-reason recorded.
+value). An extractor reply that is not a number makes the sample unscored with the reason recorded. With no
+extractor role bound, an abstention the program provoked cannot take its sample out of the metrics where the rule
+is clear (:func:`decide_without_extractor`): when every candidate is on the same side of the tolerance the sample
+is scored so, and answer lines that disagree, or an output too long to read with no answer line, are a
+``no_estimate`` failure; only what stays unclear is unscored. The abstention (reason, candidates, the rule that
+decided) is recorded under ``abstention`` in the score metadata.
 
 Exp A is scored by keywords, no LLM: the design named in the identification section (hits there weigh 3, hits in the
 first 4000 characters 1, earlier first mention breaks ties) against the method label (L3), and the sign words of the
@@ -50,7 +54,6 @@ from causalverify_inspect.extraction import (
     Extraction,
     ExtractorReplyError,
     extract,
-    has_numbers,
     parse_extractor_reply,
 )
 from causalverify_inspect.prompts import EXTRACTOR_SYSTEM, EXTRACTOR_USER, FAMILY_GUIDANCE
@@ -191,6 +194,27 @@ async def _ask_extractor(
     return parse_extractor_reply(output.completion)
 
 
+def decide_without_extractor(
+    extraction: Extraction, canonical: float, family: str, es_windows: str, tolerance: float
+) -> tuple[Extracted | None, str] | None:
+    """Where the deterministic reader abstained and no extractor is bound: ``(estimate, rule)`` when the verdict is
+    clear whatever the program meant (estimate None: a ``no_estimate`` failure), None when it is not."""
+    candidates = extraction.candidates
+    if candidates and all(c.value is not None for c in candidates):
+        errors = [relative_error(c.value, canonical, family, c.window, es_windows)[0] for c in candidates]
+        within = [e <= tolerance for e in errors]
+        if all(within) or not any(within):
+            best = candidates[errors.index(min(errors))]
+            side = "within" if within[0] else "outside"
+            estimate = Extracted(best.value, best.rule, best.line, best.window, best.lineno, best.unit)
+            return estimate, f"every one of the {len(candidates)} candidates is {side} the tolerance"
+    if extraction.answers_disagree():
+        return None, "its answer lines (Estimate: <number>) print different values"
+    if extraction.reason.startswith("output too long") and not candidates:
+        return None, "its output is too long to read whole and prints no answer line"
+    return None
+
+
 def _confidence_values(state: TaskState) -> tuple[dict[str, float], str | None]:
     record = state.store.get(CONFIDENCE_KEY, {}) or {}
     values = record.get("values")
@@ -224,7 +248,7 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
         levels = {"L1": int(bool((state.output.completion or "").strip())), "L2a": int(run.get("code") is not None)}
         levels["L2b"] = int(levels["L2a"] == 1 and run.get("exit_code") == 0 and not run.get("timed_out"))
         estimate: Extracted | None = None
-        failure, environment, explanation = None, 0, ""
+        failure, environment, explanation, decided_why = None, 0, "", None
         if not levels["L2a"]:
             failure, explanation = "no_code", "no R code block in the response"
         elif not levels["L2b"]:
@@ -243,20 +267,27 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
             extraction = extract(stdout, family)
             base_meta["extraction"] = extraction.provenance()
             estimate = extraction.estimate
-            if estimate is None and has_numbers(stdout):
+            if estimate is None and extraction.numbers:
                 try:
                     effect, rationale = await _ask_extractor(family, run["code"], stdout, extraction, base_meta)
+                    estimate = None if effect is None else Extracted(effect, "extractor", rationale)
                 except ExtractorReplyError as exc:
                     return Score.unscored(reason="grader_failed", explanation=str(exc), metadata=base_meta)
                 except NoExtractorError as exc:
-                    return Score.unscored(
-                        reason="extraction_unresolved",
-                        explanation=f"the deterministic reader abstained ({extraction.reason}) "
-                        f"and no extractor role is bound ({exc})",
-                        metadata=base_meta,
-                    )
-                if effect is not None:
-                    estimate = Extracted(effect, "extractor", rationale)
+                    decided = decide_without_extractor(extraction, canonical, family, es_windows, tolerance)
+                    base_meta["abstention"] = {
+                        "reason": extraction.reason,
+                        "n_candidates": len(extraction.candidates),
+                        "decided_by": None if decided is None else decided[1],
+                    }
+                    if decided is None:
+                        return Score.unscored(
+                            reason="extraction_unresolved",
+                            explanation=f"the deterministic reader abstained ({extraction.reason}) "
+                            f"and no extractor role is bound ({exc})",
+                            metadata=base_meta,
+                        )
+                    estimate, decided_why = decided
             if estimate is None:
                 failure, explanation = "no_estimate", "the run printed no treatment-effect estimate"
         rel_error, k = (None, None)
@@ -268,6 +299,8 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
             explanation = (
                 f"estimate {estimate.value:g} ({estimate.source}: {estimate.line[:200]}) vs canonical {canonical:g}"
             )
+        if decided_why:
+            explanation += f" (no extractor bound; the reader abstained: {extraction.reason}; {decided_why})"
         degraded = int(levels["L2b"] == 1 and bool(image_missing))
         value = _value(levels, rel_error, failure, environment, degraded)
         if calibration:

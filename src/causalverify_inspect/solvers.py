@@ -20,7 +20,7 @@ from causalverify_inspect.extraction import extract_r_code, reply_json_object
 from causalverify_inspect.prompts import CALIBRATION_SYSTEM, CALIBRATION_USER
 from causalverify_inspect.packages import loaded_packages, missing_query
 from causal_suite.inspect_compat import registry_unqualified_name
-from causalverify_inspect.sandbox import NOTE_PREFIX
+from causalverify_inspect.sandbox import NOTE_PREFIX, ConfinedSandboxEnvironment
 
 SCRIPT_NAME = "cv_analysis.R"
 RUN_KEY = "cv_run"
@@ -63,10 +63,12 @@ def replay_response(responses: str, model: str) -> Solver:
     return solve
 
 
-def run_argv(timeout: int) -> list[str]:
-    """``Rscript --vanilla`` under coreutils ``timeout`` inside the sandbox, so what the program printed before the
-    limit is kept (R writes its console output unbuffered); TERM at ``timeout`` s, KILL 5 s later."""
-    return ["timeout", f"--kill-after={KILL_GRACE}", str(timeout), "Rscript", "--vanilla", SCRIPT_NAME]
+def run_argv(timeout: int, host_timed: bool = False) -> list[str]:
+    """``Rscript --vanilla``; where the sandbox does not keep the limit on the host side (``host_timed``), under
+    coreutils ``timeout`` inside it, so what the program printed before the limit is kept (R writes its console
+    output unbuffered); TERM at ``timeout`` s, KILL 5 s later."""
+    run = ["Rscript", "--vanilla", SCRIPT_NAME]
+    return run if host_timed else ["timeout", f"--kill-after={KILL_GRACE}", str(timeout), *run]
 
 
 def timed_out(returncode: int | None, seconds: float, timeout: int) -> bool:
@@ -129,14 +131,22 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False, sandbox_type:
             record["missing_packages"] = await missing_packages(record["packages"])
             sb = sandbox()
             record["sandbox"] = type(sb.as_type(SandboxEnvironment)).__name__  # what ran (--sandbox overrides the task)
+            # confined keeps the limit on the host side, out of the program's reach (it cannot stop that timer)
+            host_timed = isinstance(sb.as_type(SandboxEnvironment), ConfinedSandboxEnvironment)
             await sb.write_file(SCRIPT_NAME, script)
             started = time.monotonic()
             try:
-                result = await sb.exec(run_argv(timeout), timeout=timeout + BACKSTOP_SECONDS, timeout_retry=False)
+                result = await sb.exec(
+                    run_argv(timeout, host_timed),
+                    timeout=timeout if host_timed else timeout + BACKSTOP_SECONDS,
+                    timeout_retry=False,
+                )
                 code, stdout, stderr = result.returncode, result.stdout, result.stderr
-            except TimeoutError as exc:  # docker raises at the limit, keeping what was printed (stdout + stderr)
+            except TimeoutError as exc:  # both sandboxes raise at the limit, keeping what was printed
                 code, stdout = None, getattr(exc, "truncated_output", None) or ""
-                stderr = f"{NOTE_PREFIX} timed out after {timeout} s; stdout holds everything printed before]"
+                note = f"{NOTE_PREFIX} timed out after {timeout} s; stdout holds everything printed before]"
+                raised = exc.__cause__ if isinstance(exc.__cause__, TimeoutError) else exc  # inspect wraps it
+                stderr = "\n".join(filter(None, [(getattr(raised, "stderr", None) or "").rstrip("\n"), note]))
             except OutputLimitExceededError as exc:
                 code, stdout, stderr = -1, exc.truncated_output or "", f"{NOTE_PREFIX} {exc}]"
             seconds = time.monotonic() - started

@@ -248,6 +248,7 @@ def test_estimate_written_as_words_is_not_a_number():
 def test_outputs_that_must_not_crash():
     big = "x " * (MAX_STDOUT_CHARS // 2 + 10)
     assert extract(big, "DID").reason.startswith("output too long")
+    assert extract(big + "\nEstimate: 0.25\n", "DID").estimate.value == pytest.approx(0.25)
     five_mb = ("treat_x_post 0.31 0.05 6.2 0.000\n" * 160_000)[:5_000_000]
     assert extract(five_mb, "DID").estimate is None
     binary = bytes(range(256)).decode("latin-1") * 50 + "\n\x00\x07Estimate: 0.25\x1b[0m\n"
@@ -258,7 +259,7 @@ def test_outputs_that_must_not_crash():
     assert time.monotonic() - started < 30
     assert extract("", "DID").reason == "no candidate"
     assert extract("Model converged.\nDone.\n", "RDD").estimate is None
-    assert extract("Estimate: 0.2\n" + "y" * 5000 + "\n", "DID").reason.startswith("a line longer")
+    assert extract("Estimate: 0.2\n" + "y" * 5000 + "\n", "DID").reason.endswith("over 4000 characters not read")
     assert extract("Estimate: NA\n", "DID").reason == "a candidate printed without a value (NA)"
     with pytest.raises(ValueError):
         extract("Estimate: 0.2\n", "SYNTHETIC_CONTROL")
@@ -343,9 +344,17 @@ async def test_scorer_hands_competing_candidates_to_the_extractor(monkeypatch, s
 async def test_scorer_without_extractor_leaves_the_abstention_unscored_with_its_reason():
     from inspect_ai.scorer import Target
 
-    result = await exp_b_scorer()(_state("CAR[-1,+1] = 0.034\nCAR[0,+10] = 0.182\n", "EVENT_STUDY", 0.017), Target(""))
+    result = await exp_b_scorer()(_state("CAR[-1,+1] = 0.034\nCAR[0,+10] = 0.5\n", "EVENT_STUDY", 0.017), Target(""))
     assert result.reason == "extraction_unresolved" and "2 candidates disagree" in result.explanation
-    assert result.metadata["extraction"]["candidate_lines"] == ["1: CAR[-1,+1] = 0.034", "2: CAR[0,+10] = 0.182"]
+    assert result.metadata["extraction"]["candidate_lines"] == ["1: CAR[-1,+1] = 0.034", "2: CAR[0,+10] = 0.5"]
+
+
+async def test_scorer_without_extractor_scores_an_abstention_every_candidate_decides_alike():
+    from inspect_ai.scorer import Target
+
+    stdout = "CAR[-1,+1] = 0.034\nCAR[0,+10] = 0.182\n"  # 0.017 and 0.0165 a day: both within the tolerance
+    result = await exp_b_scorer()(_state(stdout, "EVENT_STUDY", 0.017), Target(""))
+    assert result.value["L2b_plus"] == 1 and result.metadata["abstention"]["reason"] == "2 candidates disagree"
 
 
 def test_a_reply_nested_too_deeply_holds_no_object():

@@ -3,15 +3,19 @@ cleanup cannot fail, nothing outlives a cancelled command, and the scorer trusts
 
 import asyncio
 import os
+import secrets
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from causalverify_inspect.sandbox import ConfinedLimits, ConfinedSandboxEnvironment
-from causalverify_inspect.sandbox.cleanup import remove_tree, sweep_stale
+from causalverify_inspect.sandbox.cleanup import lock_path, remove_tree, sweep_stale
 from causalverify_inspect.sandbox.confine import Capture
-from causalverify_inspect.sandbox.limits import CGROUP_PREFIX, SampleCgroup
+from causalverify_inspect.sandbox.limits import CGROUP_PREFIX, Quota, SampleCgroup
 
 CANARIES = {"OPENAI_API_KEY": "sk-canary-0penai-93f1c2", "ANTHROPIC_API_KEY": "sk-ant-canary-7d2e4b"}
 SMALL = dict(
@@ -196,28 +200,52 @@ def _deep(root: Path, depth: int) -> None:
     os.close(fd)
 
 
-def test_sweep_removes_what_a_dead_eval_left(tmp_path):
-    dead = 2**22 + 12345  # above pid_max defaults: no such process
-    stale = Path(os.environ.get("TMPDIR", "/tmp")) / f"{CGROUP_PREFIX}{dead}-abc"
-    (stale / "sub").mkdir(parents=True)
-    live = Path(os.environ.get("TMPDIR", "/tmp")) / f"{CGROUP_PREFIX}{os.getpid()}-live"
-    live.mkdir()
+HOLD_LOCK = (
+    "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR); fcntl.flock(fd, fcntl.LOCK_EX); "
+    "print('locked', flush=True); time.sleep(60)"
+)
+
+
+def test_sweep_decides_by_the_owning_evals_lock_not_by_pid():
+    base = Path(tempfile.gettempdir())
+    dead, live, alien = (f"{secrets.token_hex(6)}" for _ in range(3))
+    lock_path(dead).touch()  # an eval that ended: its lock file stays, nobody holds it
+    made = {token: base / f"{CGROUP_PREFIX}{token}-sample" for token in (dead, live, alien, str(2**22 + 12345))}
+    for path in made.values():
+        (path / "sub").mkdir(parents=True)
+    # the live owner runs in a pid namespace of its own: its pid means nothing here, its lock does
+    holder = subprocess.Popen(
+        ["unshare", "--pid", "--fork", sys.executable, "-c", HOLD_LOCK, str(lock_path(live))],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
+        assert holder.stdout.readline().strip() == "locked"
         removed = sweep_stale()
-        assert str(stale) in removed and not stale.exists()
-        assert live.exists()
+        assert str(made[dead]) in removed and not made[dead].exists() and not lock_path(dead).exists()
+        assert made[live].exists() and lock_path(live).exists()  # a live eval's sample is never touched
+        assert made[alien].exists()  # no lock file: not ours to judge
+        assert not made[str(2**22 + 12345)].exists()  # an older version's name, its pid gone
     finally:
-        remove_tree(live)
-        remove_tree(stale)
+        holder.kill()
+        holder.wait()
+        for path in made.values():
+            remove_tree(path)
+        lock_path(live).unlink(missing_ok=True)
 
 
 def test_stale_cgroups_are_swept_where_the_host_allows_them():
-    group = SampleCgroup.create(f"{CGROUP_PREFIX}{2**22 + 999}-x", ConfinedLimits())
+    token = secrets.token_hex(6)
+    lock_path(token).touch()
+    quota = Quota.of_sample(ConfinedLimits())
+    group = SampleCgroup.create(f"{CGROUP_PREFIX}{token}-eval", quota, nest=True)
     if group is None:
         pytest.skip("this host allows no cgroup of our own (the watcher enforces the sample limits)")
+    sample = SampleCgroup.create(f"{CGROUP_PREFIX}{token}-sample", quota, parent=group)
+    assert sample is not None and all(d.parent in group.dirs for d in sample.dirs)
     removed = sweep_stale()
     assert all(str(d) in removed for d in group.dirs)
-    assert not any(d.exists() for d in group.dirs)
+    assert not any(d.exists() for d in group.dirs + sample.dirs)
 
 
 def test_capture_keeps_the_first_and_last_halves():

@@ -349,3 +349,68 @@ async def test_a_sandbox_timeout_keeps_what_was_printed_before_it(monkeypatch):
     assert run["timed_out"] and run["exit_code"] is None and "Estimate: 0.42" in run["stdout"]
     result = await score(state)
     assert result.value["L2b"] == 0 and result.explanation == "timed out"
+
+
+# ------------------------------------------------------------------ abstentions a program provokes (issue 26)
+def _answer_lines(values) -> str:
+    return "".join(f"Estimate: {v:.4f}\n" for v in values)
+
+
+@pytest.mark.parametrize(
+    "stdout, why",
+    [
+        ("Estimate: 0.9\nEstimate: 0.8\n", "every one of the 2 candidates is outside"),  # a wrong estimate twice
+        (_answer_lines(0.5 + i / 10_000 for i in range(10_000)), "every one of the 10000 candidates is outside"),
+        (_answer_lines(-1 + i / 5_000 for i in range(10_000)), "answer lines (Estimate: <number>) print different"),
+        ("Estimate: 0.9 " + "x" * 5000 + "\n", None),  # its only number on a line too long to read
+        ("treat_x_post 0.31 0.05 6.2 0.000\n" * 20_000, "too long to read whole and prints no answer line"),
+    ],
+    ids=["wrong-twice", "10000-wrong", "10000-spanning-the-answer", "4000-char-line", "too-long-no-answer"],
+)
+async def test_a_provoked_abstention_without_extractor_is_a_failure_in_the_metric(stdout, why):
+    result = await score(make_state({"stdout": stdout}))
+    assert isinstance(result.value, dict), result.explanation  # scored: it stays in every metric
+    assert result.value["L2b"] == 1 and result.value["L2b_plus"] == 0
+    if why is None:
+        assert result.value["fail_no_estimate"] == 1 and "abstention" not in result.metadata
+    else:
+        assert why in result.metadata["abstention"]["decided_by"] and why in result.explanation
+
+
+async def test_an_abstention_whose_candidates_all_pass_is_scored_as_passing():
+    result = await score(make_state({"stdout": "ATT (spec A): -0.21\nATT (spec B): -0.19\n"}))
+    assert result.value["L2b_plus"] == 1 and result.metadata["abstention"]["n_candidates"] == 2
+
+
+async def test_an_unclear_abstention_stays_unscored_with_its_reason_recorded():
+    result = await score(make_state({"stdout": "ATT (spec A): -0.21\nATT (spec B): -0.9\n"}))
+    assert result.reason == "extraction_unresolved" and "2 candidates disagree" in result.explanation
+    assert result.metadata["abstention"] == {"reason": "2 candidates disagree", "n_candidates": 2, "decided_by": None}
+
+
+async def test_an_estimate_beside_a_long_line_or_in_a_huge_output_is_still_read():
+    long_line = await score(make_state({"stdout": "Estimate: -0.21\n" + "y" * 5000 + "\n"}))
+    assert long_line.value["L2b_plus"] == 1 and "1 line(s) over 4000" in long_line.metadata["extraction"]["reason"]
+    huge = await score(make_state({"stdout": "x 1 2 3\n" * 80_000 + "Estimate: -0.21\n"}))
+    assert huge.value["L2b_plus"] == 1 and "answer lines only" in huge.metadata["extraction"]["reason"]
+
+
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        ('# library("fixest")\nmessage("there is no package called \'fixest\'")', []),
+        ('cat("library(fixest); rdrobust::rdrobust")\nlibrary(AER) # library(plm)', ["AER"]),
+        ('x <- "a # not a comment"; library("sandwich")', ["sandwich"]),
+        ('s <- "esc \\" library(fixest) "; pk <- c("fixest"); lapply(pk, library, character.only = TRUE)', ["fixest"]),
+    ],
+)
+def test_loaded_packages_ignores_comments_and_strings(code, expected):
+    assert loaded_packages(code) == expected
+
+
+async def test_a_commented_load_and_a_printed_fake_error_are_the_programs_own_failure():
+    code = '# library("fixest")\nmessage("Error: there is no package called \'fixest\'")\nstop("own bug")'
+    run = {"code": code, "exit_code": 1, "stderr": "Error: there is no package called 'fixest'\nError: own bug\n"}
+    run["missing_packages"] = loaded_packages(code)  # what the solver asks the sandbox about
+    result = await score(make_state(run))
+    assert result.value["fail_execution_failure"] == 1 and result.value["environment"] == 0

@@ -5,13 +5,22 @@ machines without a Docker engine (:mod:`.environment`). The confined sandbox run
 
 - an empty environment: nothing of the host process's environment (API keys) exists anywhere inside, and the
   command is the namespace's pid 1, so no host-started process can be read or traced (:mod:`.confine`);
-- no network (a fresh network namespace with only loopback), its own PID, IPC and UTS namespaces;
-- a read-only view of ``/usr`` and the few ``/etc`` entries R needs; no home, no repository; size-capped private
-  ``/tmp`` and ``/dev/shm``; one writable dir, ``/workdir``, holding only the files the task wrote there;
+- no network (a fresh network namespace with only loopback), its own PID, IPC and UTS namespaces, and no new user
+  namespaces inside (``--disable-userns``, where bubblewrap and the kernel allow it);
+- a seccomp filter refusing what R never needs: tracing, bpf, perf events, the key store, io_uring, mounts,
+  namespaces, modules, kexec... (:mod:`.seccomp`);
+- a read-only view of ``/usr`` without any Python installation or this suite's files, and the few ``/etc``
+  entries R needs; no home, no repository; bubblewrap's root and ``/dev`` read-only; size-capped private ``/tmp``
+  and ``/dev/shm``; one writable dir, ``/workdir``, holding only the files the task wrote there;
 - per-process limits (``prlimit``: CPU seconds, address space, file size, open files, no core dumps) and
-  whole-sample limits (memory, processes, work dir bytes and files: :mod:`.limits`);
-- a wall-clock timeout that kills the whole tree; stdout and stderr captured with their first and last halves kept;
-- cleanup that cannot fail the eval and a sweep of what killed evals left (:mod:`.cleanup`).
+  whole-sample limits (memory, processes, work dir bytes and files, optionally CPUs), inside an eval-wide memory
+  budget (:mod:`.limits`);
+- a wall-clock limit kept on the host side that kills the whole tree, so nothing inside can extend it, with the
+  output printed until then kept; stdout and stderr captured with their first and last halves kept;
+- a launcher that joins the cgroups, drops to the sample's uid (checked free and reserved) and dies with the eval
+  (:mod:`.launch`), so no sandbox outlives a killed eval;
+- cleanup that cannot fail the eval, by cgroup and work dir, and a sweep of what killed evals left, decided by
+  each eval's lock (:mod:`.cleanup`).
 """
 
 from causalverify_inspect.sandbox.confine import NOTE_PREFIX, WORKDIR, bwrap_argv, run_confined, without_sandbox_notes

@@ -4,36 +4,96 @@ Nothing of the host's environment exists inside: the process that runs bubblewra
 variables the command needs (so bubblewrap's own ``/proc/<pid>/environ`` holds no secret), and bubblewrap runs the
 command as the sandbox's pid 1 (``--as-pid-1``), so no host-started process is visible, traceable or readable from
 inside. When pid 1 exits, the kernel kills everything else left in the namespace.
+
+The wall-clock limit is kept on the host side (this process times the command and kills its whole tree), so nothing
+the program does inside (trace or stop a timer, ignore signals) extends it; what the command printed up to the
+limit comes with the :class:`ConfinedTimeoutError`. bubblewrap loads the :mod:`.seccomp` filter and, where it
+supports ``--disable-userns``, forbids new user namespaces inside.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
+import subprocess
+import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from inspect_ai.util import ExecResult
 
+from causalverify_inspect.sandbox.launch import launcher_argv
 from causalverify_inspect.sandbox.limits import ConfinedLimits, SampleGuard
+from causalverify_inspect.sandbox.seccomp import filter_fd
 
 WORKDIR = PurePosixPath("/workdir")
 """The work dir as the sandboxed command sees it (its current directory)."""
 NOTE_PREFIX = "[sandbox:"
 """Lines the sandbox appends to captured output (truncation, signals, limits); not the program's output."""
 LAUNCH_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-"""The whole environment of the launcher (setpriv, bubblewrap): nothing inherited from the host process."""
+"""The whole environment of the launcher and bubblewrap: nothing inherited from the host process."""
 
 _RO_SYSTEM = ("/usr",)
+_PYTHON_GLOBS = ("lib/python*", "local/lib/python*", "share/python*", "local/share/python*")
+_SUITE_PACKAGES = ("causal_suite", "cobe_inspect", "glass_inspect", "causalverify_inspect", "frail")
+_NEEDED = ("/usr/bin", "/usr/local/bin", "/usr/lib/R", "/usr/local/lib/R", "/usr/share/R", "/usr/lib/x86_64-linux-gnu")
+"""What R needs under ``/usr``: no mask may cover one of these."""
+
+
+@functools.cache
+def masked_dirs() -> list[str]:
+    """Directories of the bound system tree the program must not see, each masked by an empty read-only tmpfs:
+    every Python installation under ``/usr`` (``lib/python*``, ``local/lib/python*``...), the running interpreter's
+    library and site directories, and this suite's own packages where they lie under ``/usr`` (a system-wide
+    install), so no Python environment, no API client and none of the suite's data (the canonical estimates of
+    ``scenarios.json``) is readable inside. A directory holding something R needs is never masked."""
+    found = {Path(p) for pattern in _PYTHON_GLOBS for p in Path("/usr").glob(pattern)}
+    paths = sysconfig.get_paths()
+    found |= {Path(paths[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    found |= {Path(__file__).resolve().parents[2] / name for name in _SUITE_PACKAGES}
+    usr = {p.resolve() for p in found if p.is_dir() and p.resolve().is_relative_to("/usr")}
+    usr = {p for p in usr if not any(Path(needed).is_relative_to(p) for needed in _NEEDED)}
+    return sorted(str(p) for p in usr if not any(q != p and p.is_relative_to(q) for q in usr))
+
+
 _RO_ETC = ("/etc/R", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/fonts")
 _USR_LINKS = ("lib", "lib64", "bin", "sbin")
 
 
-def bwrap_argv(workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: dict[str, str]) -> list[str]:
-    """The bubblewrap + prlimit prefix that confines one command (the command's argv follows it)."""
+class ConfinedTimeoutError(TimeoutError):
+    """A confined command ran past its wall-clock limit and was killed from the host side; ``truncated_output``
+    and ``stderr`` hold what it printed until then (each capped like a normal result)."""
+
+    def __init__(self, timeout: float | None, stdout: str, stderr: str) -> None:
+        super().__init__(f"confined command exceeded its wall-clock limit of {timeout} s")
+        self.truncated_output = stdout
+        self.stderr = stderr
+
+
+@functools.cache
+def userns_can_be_disabled() -> bool:
+    """Whether this host's bubblewrap takes ``--disable-userns`` (0.8.0 and later, and a kernel allowing the user
+    namespace it needs); probed once, unprivileged as the sandbox runs."""
+    probe = [*launcher_argv([], 65534 if os.geteuid() == 0 else None), "bwrap", "--unshare-user", "--disable-userns"]
+    probe += ["--ro-bind", "/", "/", "true"]
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        return subprocess.run(probe, capture_output=True, timeout=30, env=LAUNCH_ENV, check=False).returncode == 0
+    return False
+
+
+def bwrap_argv(
+    workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: dict[str, str], seccomp_fd: int | None = None
+) -> list[str]:
+    """The bubblewrap + prlimit prefix that confines one command (the command's argv follows it); ``seccomp_fd``:
+    a descriptor holding the seccomp filter, inherited by bubblewrap."""
     argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"]
+    if userns_can_be_disabled():
+        argv += ["--unshare-user", "--disable-userns"]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
     for path in _RO_SYSTEM:
         argv += ["--ro-bind", path, path]
     for name in _USR_LINKS:
@@ -44,6 +104,8 @@ def bwrap_argv(workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: d
     for path in _RO_ETC:
         if Path(path).exists():
             argv += ["--ro-bind", path, path]
+    for path in masked_dirs():
+        argv += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
     argv += [
         "--proc",
         "/proc",
@@ -60,6 +122,11 @@ def bwrap_argv(workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: d
         "--bind",
         str(workdir),
         str(WORKDIR),
+        # bubblewrap's own root and /dev are tmpfs mounts the program could fill: read-only once set up
+        "--remount-ro",
+        "/",
+        "--remount-ro",
+        "/dev",
     ]
     argv += ["--chdir", str(cwd), "--clearenv"]
     base_env = {
@@ -84,12 +151,6 @@ def bwrap_argv(workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: d
         "--",
     ]
     return argv
-
-
-def as_user(uid: int | None) -> list[str]:
-    if uid is None:
-        return []
-    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
 
 
 @dataclass
@@ -143,26 +204,34 @@ async def run_confined(
     env: dict[str, str] | None = None,
     uid: int | None = None,
 ) -> ExecResult[str]:
-    """Run ``cmd`` confined, with ``workdir`` as its only writable directory; raise TimeoutError after ``timeout`` s.
+    """Run ``cmd`` confined, with ``workdir`` as its only writable directory.
 
-    The whole process tree is killed on timeout, on cancellation and when a sample limit is breached (the breach
-    is noted at the end of stderr and the return code is -9). Output beyond ``limits.output_bytes`` per stream is
-    dropped from the middle and the drop noted where it happened.
+    The whole process tree is killed on timeout (then :class:`ConfinedTimeoutError` carries the output so far), on
+    cancellation and when a sample limit is breached (the breach is noted at the end of stderr and the return code
+    is -9). Output beyond ``limits.output_bytes`` per stream is dropped from the middle and the drop noted where it
+    happened.
     """
     limits = guard.limits
-    argv = guard.prefix_argv() + as_user(uid) + bwrap_argv(workdir, cwd, limits, env or {}) + list(cmd)
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        stdin=asyncio.subprocess.PIPE if input is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-        env=LAUNCH_ENV,
-    )
+    seccomp = filter_fd()
+    launcher = launcher_argv(guard.cgroup.dirs if guard.cgroup else [], uid)
+    argv = launcher + bwrap_argv(workdir, cwd, limits, env or {}, seccomp) + list(cmd)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE if input is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            env=LAUNCH_ENV,
+            pass_fds=() if seccomp is None else (seccomp,),
+        )
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)
     out, err = Capture(limits.output_bytes), Capture(limits.output_bytes)
     finished = asyncio.ensure_future(asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err), proc.wait()))
     watcher = asyncio.ensure_future(guard.watch(proc.pid)) if guard.needs_watch() else None
-    breach = None
+    breach, late = None, False
     try:
         if input is not None:
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -171,8 +240,7 @@ async def run_confined(
                 proc.stdin.close()
         waiting = {finished} | ({watcher} if watcher else set())
         done, _ = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        if not done:
-            raise TimeoutError(f"confined command exceeded its wall-clock limit of {timeout} s")
+        late = not done
         if watcher in done:
             breach = watcher.result()
     finally:
@@ -184,10 +252,14 @@ async def run_confined(
             watcher.cancel()
     code = proc.returncode
     stderr = err.text("stderr")
+    if late:
+        raise ConfinedTimeoutError(timeout, out.text("stdout"), stderr)
     if breach:
         stderr += f"\n{NOTE_PREFIX} {breach}; the command was killed]\n"
     elif guard.cgroup is not None and guard.cgroup.memory_limit_hit():
-        stderr += f"\n{NOTE_PREFIX} the sample reached its memory limit of {limits.memory_bytes} bytes]\n"
+        shared = guard.budget is not None and guard.budget.memory_limit_hit()
+        where = " or the eval-wide memory budget its samples share" if shared else ""
+        stderr += f"\n{NOTE_PREFIX} the sample reached its memory limit of {limits.memory_bytes} bytes{where}]\n"
     if code is not None and code < 0:
         stderr += f"{NOTE_PREFIX} killed by signal {signal.Signals(-code).name}]\n"
     return ExecResult(

@@ -1,10 +1,12 @@
 """The inspect sandbox type ``confined``: one private, limited work dir per sample; commands run under bubblewrap.
 
-Per sample: a work dir ``<tmp>/cv-confined-<host pid>-<token>`` (a size- and inode-capped tmpfs where the host
+Per sample: a work dir ``<tmp>/cv-confined-<eval token>-<token>`` (a size- and inode-capped tmpfs where the host
 allows mounts), a cgroup bounding the memory and process count of all the sample's processes (where the host
-allows one; else a watcher, see :mod:`.limits`), and, when the host process runs as root, an unused uid of its own.
-Cleanup never raises: it kills whatever of the sample is left, unmounts, removes the tree iteratively, and reports
-failures as warnings. ``task_init`` sweeps what killed evals left behind.
+allows one; else a watcher, see :mod:`.limits`), and, when the host process runs as root, a uid of its own: one no
+account and no process has, reserved for the sample's life (:mod:`.uids`). Cleanup never
+raises: it kills what is left of the sample, found by its cgroup and by its work dir (the processes whose mounts
+hold it), never by uid alone; unmounts, removes the tree iteratively, and reports failures as warnings.
+``task_init`` sweeps what killed evals left behind (:mod:`.cleanup`: decided by each eval's lock).
 """
 
 from __future__ import annotations
@@ -22,16 +24,18 @@ from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentCo
 from pydantic import BaseModel
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.sandbox.cleanup import remove_tree, sweep_stale
+from causalverify_inspect.sandbox.cleanup import owner_token, processes_holding, remove_tree, sweep_stale
 from causalverify_inspect.sandbox.confine import WORKDIR, run_confined
 from causalverify_inspect.sandbox.limits import (
     CGROUP_PREFIX,
     ConfinedLimits,
+    Quota,
     SampleCgroup,
     SampleGuard,
     mount_workdir_quota,
     unmount,
 )
+from causalverify_inspect.sandbox.uids import allocate_uid, release_uid
 
 SANDBOX_NAME = "confined"
 logger = logging.getLogger(__name__)
@@ -43,15 +47,20 @@ def bwrap_available() -> bool:
 
 
 def sample_name() -> str:
-    """``cv-confined-<host pid>-<token>``: unique, and tells a later sweep whether its owner still runs."""
-    return f"{CGROUP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+    """``cv-confined-<eval token>-<token>``: unique, and tells a later sweep which eval's lock decides its fate."""
+    return f"{CGROUP_PREFIX}{owner_token()}-{secrets.token_hex(6)}"
 
 
 @sandboxenv(name=SANDBOX_NAME)
 class ConfinedSandboxEnvironment(SandboxEnvironment):
     """inspect sandbox type ``confined`` (see module)."""
 
-    def __init__(self, limits: ConfinedLimits) -> None:
+    eval_groups: dict[ConfinedLimits, SampleCgroup | None] = {}
+    """The eval-wide cgroup (the memory budget) of each configuration this process runs, made by ``task_init`` (which
+    inspect calls once per configuration for the whole run, as ``task_cleanup`` at its end)."""
+
+    def __init__(self, limits: ConfinedLimits, eval_group: SampleCgroup | None = None) -> None:
+        """One sample's sandbox; its cgroup goes below ``eval_group`` (the eval-wide budget) where one is given."""
         super().__init__()
         name = sample_name()
         self.workdir = Path(tempfile.gettempdir()) / name
@@ -60,10 +69,11 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
         self.guard = SampleGuard(
             limits,
             self.workdir,
-            cgroup=SampleCgroup.create(name, limits) if auto else None,
+            cgroup=SampleCgroup.create(name, Quota.of_sample(limits), eval_group) if auto else None,
             workdir_quota=auto and mount_workdir_quota(self.workdir, limits),
+            budget=eval_group,
         )
-        self.uid = _fresh_uid() if os.geteuid() == 0 else None
+        self.uid, self._uid_lock = allocate_uid() if os.geteuid() == 0 else (None, None)
         self._own(self.workdir)
 
     @property
@@ -83,13 +93,31 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
             )
         for path in sweep_stale():
             logger.warning(f"confined sandbox: removed {path}, left behind by an eval that no longer runs")
+        limits = config if isinstance(config, ConfinedLimits) else ConfinedLimits()
+        if limits.enforcement == "auto" and limits not in cls.eval_groups:
+            cls.eval_groups[limits] = SampleCgroup.create(
+                f"{CGROUP_PREFIX}{owner_token()}-eval-{secrets.token_hex(4)}", eval_quota(limits), nest=True
+            )
+
+    @classmethod
+    async def task_cleanup(cls, task_name: str, config: SandboxEnvironmentConfigType | None, cleanup: bool) -> None:
+        limits = config if isinstance(config, ConfinedLimits) else ConfinedLimits()
+        group = cls.eval_groups.pop(limits, None)
+        if group is not None:
+            group.remove()
+
+    @classmethod
+    def default_concurrency(cls) -> int | None:
+        """Samples inspect runs at once in this sandbox without ``--max-sandboxes`` (also what the eval-wide memory
+        budget is sized for by default): two per CPU this process may use, as inspect's docker sandbox."""
+        return 2 * len(os.sched_getaffinity(0))
 
     @classmethod
     async def sample_init(
         cls, task_name: str, config: SandboxEnvironmentConfigType | None, metadata: dict[str, str]
     ) -> dict[str, SandboxEnvironment]:
         limits = config if isinstance(config, ConfinedLimits) else ConfinedLimits()
-        return {"default": cls(limits)}
+        return {"default": cls(limits, cls.eval_groups.get(limits))}
 
     @classmethod
     async def sample_cleanup(
@@ -109,6 +137,7 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
             ("cgroup", self.guard.cgroup.remove if self.guard.cgroup else None),
             ("unmount", (lambda: unmount(self.workdir)) if self.guard.workdir_quota else None),
             ("remove", lambda: remove_tree(self.workdir)),
+            ("uid", self._release_uid),
         ]
         for name, step in steps:
             if step is None:
@@ -120,11 +149,14 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
 
     def _kill_leftovers(self) -> None:
         self.guard.kill_all()
-        if self.uid is not None:  # the uid is the sample's alone
-            for entry in os.listdir("/proc"):
-                with contextlib.suppress(OSError, ValueError):
-                    if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == self.uid:
-                        os.kill(int(entry), 9)
+        for pid in processes_holding(self.workdir, quota=self.guard.workdir_quota):
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+
+    def _release_uid(self) -> None:
+        if self._uid_lock is not None:
+            release_uid(self.uid, self._uid_lock)
+            self._uid_lock = None
 
     def default_polling_interval(self) -> float:
         return 0.2
@@ -193,6 +225,9 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
             os.chown(path, self.uid, self.uid, follow_symlinks=False)
 
 
-def _fresh_uid() -> int:
-    """An unused uid for one sample, so its process limit counts only its own processes."""
-    return 200_000 + secrets.randbelow(1_000_000)
+def eval_quota(limits: ConfinedLimits) -> Quota:
+    """The eval-wide cgroup's quota: ``eval_memory_bytes`` (default: concurrency x per-sample memory), and the
+    per-sample processes and CPUs times the concurrency."""
+    samples = ConfinedSandboxEnvironment.default_concurrency() or 1
+    memory = limits.eval_memory_bytes or samples * limits.memory_bytes
+    return Quota(memory, samples * limits.processes, limits.cpus * samples if limits.cpus else None)

@@ -7,12 +7,17 @@ of 1.5 GB each stay under a 2 GB per-process cap. The limits here hold for a sam
   ``pids`` hierarchies) that every command of the sample joins before it starts. The kernel charges the sample's
   tmpfs pages (``/tmp``, ``/dev/shm``, the work dir) to it too. Needs a writable cgroup tree (root, or a delegated
   subtree).
+- **the eval as a whole**: the sample cgroups of one eval sit in an eval-wide cgroup (made by the environment's
+  ``task_init``) whose memory limit is the budget its samples share (``eval_memory_bytes``); ``cpus`` adds a CPU
+  quota per sample (v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``).
 - **work dir bytes and files**: a size- and inode-capped tmpfs mounted on the sample's work dir (needs root).
-- **fallback** where the host allows neither: :class:`SampleGuard` polls the sample's processes (resident memory,
-  count) and the work dir (bytes, files) every ``POLL_SECONDS`` and kills the command tree when one goes over; the
-  overshoot is bounded by what can be allocated or written between two polls (plus the per-process caps).
+- **fallback** where the host allows neither: :class:`SampleGuard` polls the sample's processes (resident memory
+  plus the pages of its private ``/tmp`` and ``/dev/shm``, count) and the work dir (bytes, files) every
+  ``POLL_SECONDS`` and kills the command tree when one goes over; the overshoot is bounded by what can be allocated
+  or written between two polls (plus the per-process caps).
 
-``/tmp`` and ``/dev/shm`` inside the sandbox are size-capped tmpfs mounts either way (see ``confine.bwrap_argv``).
+``/tmp`` and ``/dev/shm`` inside the sandbox are size-capped tmpfs mounts either way, and bubblewrap's own root and
+``/dev`` are read-only (see ``confine.bwrap_argv``): every writable mount has a cap.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from pydantic import BaseModel
 
 POLL_SECONDS = 0.2
 CGROUP_PREFIX = "cv-confined-"
-"""Name prefix of our per-sample cgroups and work dirs: ``cv-confined-<host pid>-<token>``."""
+"""Name prefix of our cgroups, work dirs and locks: ``cv-confined-<eval token>-...`` (see :mod:`.cleanup`)."""
 
 
 class ConfinedLimits(BaseModel, frozen=True):
@@ -49,14 +54,40 @@ class ConfinedLimits(BaseModel, frozen=True):
     shm_bytes: int = 64 * 1024**2
     workdir_bytes: int = 512 * 1024**2
     workdir_files: int = 10_000
+    cpus: float | None = None
+    """CPU quota of the sample as a whole (1.5: one and a half cores' time), through its cgroup; None: no quota."""
+    eval_memory_bytes: int | None = None
+    """Memory of all the eval's samples together: a parent cgroup holding every sample's, where cgroups are
+    available. None: the sandbox's concurrency (``ConfinedSandboxEnvironment.default_concurrency``, what inspect runs
+    at once without ``--max-sandboxes``) times ``memory_bytes``."""
     enforcement: Literal["auto", "watch"] = "auto"
     """``auto``: the kernel enforces the sample limits where the host allows (cgroup, tmpfs quota), the watcher the
     rest; ``watch``: the watcher alone (hosts without cgroup or mount rights; also how the fallback is tested)."""
 
 
 # ------------------------------------------------------------------------------------------------------ cgroups
+V1_CONTROLLERS = ("memory", "pids", "cpu")
+CPU_PERIOD_US = 100_000
+
+
+@dataclass(frozen=True)
+class Quota:
+    """What one cgroup limits: memory bytes (no swap), processes, and optionally CPUs (a CFS quota)."""
+
+    memory_bytes: int
+    processes: int
+    cpus: float | None = None
+
+    @classmethod
+    def of_sample(cls, limits: ConfinedLimits) -> Quota:
+        return cls(limits.memory_bytes, limits.processes, limits.cpus)
+
+    def controllers(self) -> list[str]:
+        return ["memory", "pids"] + (["cpu"] if self.cpus else [])
+
+
 def cgroup_mounts() -> dict[str, tuple[Path, str]]:
-    """Controller ('memory', 'pids', or 'unified') -> (mount point, mount root) from /proc/self/mountinfo."""
+    """Controller ('memory', 'pids', 'cpu' or 'unified') -> (mount point, mount root) from /proc/self/mountinfo."""
     mounts: dict[str, tuple[Path, str]] = {}
     with contextlib.suppress(OSError):
         for line in Path("/proc/self/mountinfo").read_text().splitlines():
@@ -68,13 +99,13 @@ def cgroup_mounts() -> dict[str, tuple[Path, str]]:
                 mounts.setdefault("unified", (Path(fields[4]), fields[3]))
             elif kinds[0] == "cgroup":
                 for option in kinds[2].split(","):
-                    if option in ("memory", "pids"):
+                    if option in V1_CONTROLLERS:
                         mounts.setdefault(option, (Path(fields[4]), fields[3]))
     return mounts
 
 
 def own_cgroup_paths() -> dict[str, str]:
-    """Controller ('memory', 'pids', 'unified') -> this process's cgroup path, from /proc/self/cgroup."""
+    """Controller ('memory', 'pids', 'cpu', 'unified') -> this process's cgroup path, from /proc/self/cgroup."""
     paths: dict[str, str] = {}
     with contextlib.suppress(OSError):
         for line in Path("/proc/self/cgroup").read_text().splitlines():
@@ -82,7 +113,7 @@ def own_cgroup_paths() -> dict[str, str]:
             if controllers == "":
                 paths["unified"] = path
             for name in controllers.split(","):
-                if name in ("memory", "pids"):
+                if name in V1_CONTROLLERS:
                     paths[name] = path
     return paths
 
@@ -111,22 +142,22 @@ class SampleCgroup:
     version: int
 
     @classmethod
-    def create(cls, name: str, limits: ConfinedLimits) -> SampleCgroup | None:
-        """A new cgroup limiting memory and processes, or None where the host does not allow one."""
+    def create(cls, name: str, quota: Quota, parent: SampleCgroup | None = None, nest: bool = False):
+        """A new cgroup with ``quota`` below ``parent`` (None: below or beside our own cgroup), or None where the
+        host does not allow one. ``nest``: it will hold cgroups, not processes (v2 then hands its controllers on)."""
+        if parent is not None:
+            if parent.version == 2:
+                return _try_v2(parent.dirs[0] / name, quota, nest)
+            return _try_v1([d / name for d in parent.dirs], quota)
         mounts, own = cgroup_mounts(), own_cgroup_paths()
         if "unified" in mounts and "unified" in own:
-            for parent in cgroup_parents(cgroup_dir(mounts["unified"], own["unified"])):
-                group = _try_v2(parent / name, limits)
+            for place in cgroup_parents(cgroup_dir(mounts["unified"], own["unified"])):
+                group = _try_v2(place / name, quota, nest)
                 if group is not None:
                     return group
-        if all(c in mounts and c in own for c in ("memory", "pids")):
-            return _try_v1([cgroup_dir(mounts[c], own[c]) / name for c in ("memory", "pids")], limits)
+        if all(c in mounts and c in own for c in quota.controllers()):
+            return _try_v1([cgroup_dir(mounts[c], own[c]) / name for c in quota.controllers()], quota)
         return None
-
-    def join_argv(self) -> list[str]:
-        """A prefix that moves the command into this cgroup before it starts (so all its children are in it)."""
-        script = "; ".join(f'echo $$ > "{d}/cgroup.procs"' for d in self.dirs) + ' && exec "$@"'
-        return ["/bin/sh", "-c", script, "sh"]
 
     def pids(self) -> list[int]:
         found: set[int] = set()
@@ -136,14 +167,16 @@ class SampleCgroup:
         return sorted(found)
 
     def memory_limit_hit(self) -> bool:
-        """Whether the kernel had to stop the sample at its memory limit (an OOM kill or a failed charge)."""
+        """Whether the kernel had to stop the group at its memory limit (an OOM kill, a failed charge, or, for a
+        v1 parent whose children were charged, its peak usage at the limit)."""
         d = self.dirs[0]
         with contextlib.suppress(OSError, ValueError):
             if self.version == 2:
                 events = dict(line.split() for line in (d / "memory.events").read_text().splitlines())
                 return int(events.get("oom_kill", 0)) > 0 or int(events.get("max", 0)) > 0
             control = dict(line.split() for line in (d / "memory.oom_control").read_text().splitlines())
-            return int(control.get("oom_kill", 0)) > 0 or int((d / "memory.failcnt").read_text()) > 0
+            peak, limit = (int((d / f"memory.{f}").read_text()) for f in ("max_usage_in_bytes", "limit_in_bytes"))
+            return int(control.get("oom_kill", 0)) > 0 or int((d / "memory.failcnt").read_text()) > 0 or peak >= limit
         return False
 
     def kill_all(self) -> None:
@@ -172,18 +205,22 @@ class SampleCgroup:
                     time.sleep(0.02)
 
 
-def _try_v2(path: Path, limits: ConfinedLimits) -> SampleCgroup | None:
+def _try_v2(path: Path, quota: Quota, nest: bool) -> SampleCgroup | None:
     try:
         path.mkdir()
     except OSError:
         return None
     try:
-        if not {"memory", "pids"} <= set((path / "cgroup.controllers").read_text().split()):
-            raise OSError("memory or pids controller not delegated")
-        _write(path / "memory.max", str(limits.memory_bytes))
+        if not set(quota.controllers()) <= set((path / "cgroup.controllers").read_text().split()):
+            raise OSError("a controller is not delegated")
+        _write(path / "memory.max", str(quota.memory_bytes))
         with contextlib.suppress(OSError):
             _write(path / "memory.swap.max", "0")
-        _write(path / "pids.max", str(limits.processes))
+        _write(path / "pids.max", str(quota.processes))
+        if quota.cpus:
+            _write(path / "cpu.max", f"{round(quota.cpus * CPU_PERIOD_US)} {CPU_PERIOD_US}")
+        if nest:
+            _write(path / "cgroup.subtree_control", " ".join(f"+{c}" for c in quota.controllers()))
         return SampleCgroup([path], 2)
     except OSError:
         with contextlib.suppress(OSError):
@@ -191,20 +228,23 @@ def _try_v2(path: Path, limits: ConfinedLimits) -> SampleCgroup | None:
         return None
 
 
-def _try_v1(paths: list[Path], limits: ConfinedLimits) -> SampleCgroup | None:
+def _try_v1(paths: list[Path], quota: Quota) -> SampleCgroup | None:
     made: list[Path] = []
     try:
         for path in paths:
             path.mkdir()
             made.append(path)
-        memory, pids = paths
-        _write(memory / "memory.limit_in_bytes", str(limits.memory_bytes))
+        memory, pids = paths[:2]
+        _write(memory / "memory.limit_in_bytes", str(quota.memory_bytes))
         with contextlib.suppress(OSError):  # only where swap accounting is on
-            _write(memory / "memory.memsw.limit_in_bytes", str(limits.memory_bytes))
-        _write(pids / "pids.max", str(limits.processes))
+            _write(memory / "memory.memsw.limit_in_bytes", str(quota.memory_bytes))
+        _write(pids / "pids.max", str(quota.processes))
+        if quota.cpus:
+            _write(paths[2] / "cpu.cfs_period_us", str(CPU_PERIOD_US))
+            _write(paths[2] / "cpu.cfs_quota_us", str(round(quota.cpus * CPU_PERIOD_US)))
         return SampleCgroup(paths, 1)
     except OSError:
-        for path in made:
+        for path in reversed(made):
             with contextlib.suppress(OSError):
                 path.rmdir()
         return None
@@ -265,6 +305,25 @@ def resident_bytes(pids: list[int]) -> int:
     return total
 
 
+def private_tmpfs_bytes(pids: list[int]) -> int:
+    """Bytes used in the private ``/tmp`` and ``/dev/shm`` mounts the processes ``pids`` see (memory, for tmpfs),
+    each mount counted once; the host's own mounts (seen by the launcher outside the sandbox) are not counted."""
+    host = set()
+    for path in ("/", "/tmp", "/dev/shm"):
+        with contextlib.suppress(OSError):
+            host.add(os.stat(path).st_dev)
+    used: dict[int, int] = {}
+    for pid in pids:
+        for inner in ("tmp", "dev/shm"):
+            path = f"/proc/{pid}/root/{inner}"
+            with contextlib.suppress(OSError):
+                device = os.stat(path).st_dev
+                if device not in host and device not in used:
+                    fs = os.statvfs(path)
+                    used[device] = (fs.f_blocks - fs.f_bfree) * fs.f_frsize
+    return sum(used.values())
+
+
 def tree_usage(root: Path, stop_after_files: int) -> tuple[int, int]:
     """(bytes, files) under ``root``, without following links; stops counting past ``stop_after_files``."""
     size = files = 0
@@ -290,10 +349,9 @@ class SampleGuard:
     workdir: Path
     cgroup: SampleCgroup | None = None
     workdir_quota: bool = False
+    budget: SampleCgroup | None = None
+    """The eval-wide cgroup holding ``cgroup`` (the memory budget all samples of the eval share), if any."""
     breaches: list[str] = field(default_factory=list)
-
-    def prefix_argv(self) -> list[str]:
-        return self.cgroup.join_argv() if self.cgroup else []
 
     async def watch(self, root_pid: int) -> str:
         """Poll what the kernel does not enforce; return the first breach found (runs until cancelled)."""
@@ -312,9 +370,12 @@ class SampleGuard:
             pids = descendants(root_pid)
             if len(pids) > self.limits.processes + 2:  # + the sandbox's own launcher processes
                 return f"sample process limit exceeded ({len(pids)} > {self.limits.processes})"
-            rss = resident_bytes(pids)
-            if rss > self.limits.memory_bytes:
-                return f"sample memory limit exceeded ({rss} > {self.limits.memory_bytes} bytes resident)"
+            rss, tmpfs = resident_bytes(pids), private_tmpfs_bytes(pids)
+            if rss + tmpfs > self.limits.memory_bytes:
+                return (
+                    f"sample memory limit exceeded ({rss} bytes resident + {tmpfs} in /tmp and /dev/shm > "
+                    f"{self.limits.memory_bytes})"
+                )
         if not self.workdir_quota:
             size, files = tree_usage(self.workdir, self.limits.workdir_files)
             if files > self.limits.workdir_files:
