@@ -16,6 +16,8 @@ from typing import Any
 
 from causal_suite.check import add_arguments as add_check_arguments
 from causal_suite.check import check as check_logs
+from causal_suite.compare import add_arguments as add_compare_arguments
+from causal_suite.compare import run as run_compare
 from causal_suite.errors import reports_input_errors
 from causal_suite.report import add_arguments as add_report_arguments
 from causal_suite.report import build_report
@@ -195,6 +197,10 @@ def main(argv: list[str] | None = None) -> int:
         "check", help="exit 1 when a log did not end in success (inspect eval exits 0 whatever the status)"
     )
     add_check_arguments(checker)
+    comparer = sub.add_parser(
+        "compare", help="paired differences between models on the samples they share (markdown, CSV, forest plot)"
+    )
+    add_compare_arguments(comparer)
     args = parser.parse_args(argv)
     if args.command == "check":
         return reports_input_errors("causal-suite check")(check_logs)(args.logs)
@@ -207,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "tasks":
         return list_tasks()
+    if args.command == "compare":
+        return reports_input_errors("causal-suite compare")(run_compare)(args.logs, args.out)
     if args.command == "report":
         figures = build_report(args.logs, args.out, args.published)
         print(f"report: {len(figures)} figures written to {args.out / 'report.md'}")
