@@ -1,8 +1,9 @@
 """``causal-suite``: the suite's main job (every benchmark on its built-in data) and a results table.
 
 ``causal-suite demo`` runs each benchmark task on its built-in data with the offline default model (or ``--model``),
-writes inspect logs to ``--log-dir`` and prints one line per task. The demo keeps each task small (``--limit``
-samples, fewer epochs where the paper's 5 would take long on a CPU); ``--full`` lifts those limits.
+writes inspect logs to ``--log-dir`` and prints one line per task. The demo keeps each task small (a seeded
+representative ``subset`` of whole clusters, fewer epochs where the paper's 5 would take long on a CPU); ``--full``
+lifts those limits.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class DemoRun:
     task: str
     task_args: dict[str, Any] = field(default_factory=dict)
     roles: tuple[str, ...] = ()  # judge roles (grader, extractor) bound to the model under test
-    limit: int | None = None
+    small: dict[str, Any] = field(default_factory=dict)  # task arguments of the demo's slice (whole clusters)
     epochs: int | None = None  # None: the task's own epochs
     max_tokens: int | None = None
     headline: tuple[str, ...] = ()  # metric names shown in the results table
@@ -52,20 +53,20 @@ PLAN: tuple[DemoRun, ...] = (
         "cobe_inspect/cobe",
         {"self_judge": True},
         roles=("grader",),
-        limit=3,
+        small={"subset": 1},  # one core example with its three phrasings
         max_tokens=128,
         headline=("accuracy", "E0_failure", "E1_failure", "E2_failure", "self_judged"),
     ),
     DemoRun(
         "glass_inspect/glassgsm",
-        limit=8,
+        small={"subset": 3, "doses": "1"},  # three bases with all their dose-1 twins
         epochs=2,
         max_tokens=128,
         headline=("break_rate", "base_accuracy", "identity_floor"),
     ),
     DemoRun(
         "glass_inspect/glassmath",
-        limit=8,
+        small={"subset": 3, "doses": "1"},
         epochs=2,
         max_tokens=128,
         headline=("break_rate", "base_accuracy", "identity_floor"),
@@ -74,7 +75,7 @@ PLAN: tuple[DemoRun, ...] = (
         "causalverify_inspect/exp_b",
         {"sandbox": "confined"},
         roles=("extractor",),
-        limit=3,
+        small={"subset": 4},  # one scenario of each method family
         max_tokens=256,
         headline=("L2b_plus", "L2b", "L2a", "L1", "conditional_pass"),
         requires=("Rscript", "bwrap", "prlimit"),
@@ -117,17 +118,12 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
                 (run.task, "skipped", "-", f"needs {', '.join(missing)} (Debian: r-base-core, bubblewrap)", "-")
             )
             continue
-        kwargs: dict[str, Any] = dict(task_args=run.task_args, model=model, log_dir=log_dir, display="none")
+        task_args = run.task_args if full else run.task_args | run.small
+        kwargs: dict[str, Any] = dict(task_args=task_args, model=model, log_dir=log_dir, display="none")
         if run.roles:
             kwargs["model_roles"] = {role: get_model(model, config=judge_config) for role in run.roles}
         if not full:
-            kwargs.update(
-                {
-                    k: v
-                    for k, v in (("limit", run.limit), ("epochs", run.epochs), ("max_tokens", run.max_tokens))
-                    if v is not None
-                }
-            )
+            kwargs.update({k: v for k, v in (("epochs", run.epochs), ("max_tokens", run.max_tokens)) if v is not None})
         print(f"[demo] {run.task} ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
         try:

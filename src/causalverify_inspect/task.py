@@ -21,6 +21,7 @@ from inspect_ai.util import SandboxEnvironmentSpec
 
 from causal_suite.errors import SuiteInputError, strict_params
 from causal_suite.eval_meta import task_version
+from causal_suite.subset import subset_dataset
 from causalverify_inspect.dataset import check_cached_responses, exp_a_dataset, exp_b_dataset
 from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM
 from causalverify_inspect.sandbox.choice import SandboxChoice, announce, choose_sandbox
@@ -55,6 +56,8 @@ def exp_b(
     responses_model: str | None = None,
     upstream_wrapper: bool | None = None,
     calibration: bool = False,
+    subset: int | None = None,
+    subset_seed: int = 0,
 ) -> Task:
     """Exp B: model-written R, executed in a sandbox, scored L1 / L2a / L2b / L2b+ (paper §4).
 
@@ -78,12 +81,16 @@ def exp_b(
         upstream_wrapper: Run code inside upstream's wrapper (no auto-print, warnings and messages off); defaults
             to True when replaying and False otherwise.
         calibration: Add the calibration arm: the model rates its own workflow (paper §5).
+        subset: Keep N scenarios drawn with ``subset_seed``, stratified by method family (each family its share,
+            at least one while N allows): a representative small run; ``--limit N`` takes the first N in file
+            order instead. Default: every scenario.
+        subset_seed: Seed of the ``subset`` draw (default 0).
     """
     if es_windows not in ES_WINDOW_RULES:
         raise SuiteInputError(f"exp_b: parameter 'es_windows' is {es_windows!r}; expected one of {ES_WINDOW_RULES}.")
     if not 0 < tolerance:
         raise SuiteInputError(f"exp_b: parameter 'tolerance' must be positive, got {tolerance!r}.")
-    dataset = exp_b_dataset(scenarios, ids)
+    dataset = subset_dataset(exp_b_dataset(scenarios, ids), subset, None, "family", subset_seed, what="scenarios")
     if responses is not None:
         if not responses_model:
             raise SuiteInputError("exp_b: parameter 'responses_model' (the cached responses' model slug) is missing.")
@@ -116,6 +123,7 @@ def exp_b(
             "r_environment": choice.metadata(),
             "replayed_model": responses_model if responses else None,
             "upstream_wrapper": wrapper,
+            "subset": None if subset is None else {"scenarios": subset, "seed": subset_seed},
         },
     )
 

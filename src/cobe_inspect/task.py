@@ -22,6 +22,7 @@ from inspect_ai.solver import generate
 
 from causal_suite.errors import SuiteInputError, strict_params
 from causal_suite.eval_meta import task_version
+from causal_suite.subset import subset_dataset
 from causal_suite.inspect_compat import active_model
 from cobe_inspect.dataset import BUILTIN_DATA, cobe_dataset
 from cobe_inspect.prompts import load_judge_prompts, load_tier_templates
@@ -68,6 +69,8 @@ def cobe(
     self_judge: bool = False,
     judge_retries: int = DEFAULT_RETRIES,
     judge_cache: bool = True,
+    subset: int | None = None,
+    subset_seed: int = 0,
 ) -> Task:
     """CoBe: one sample per (scenario, phrasing), judged on E0/E1/E2 by the ``grader`` model role.
 
@@ -87,11 +90,16 @@ def cobe(
             grader is the model under test); refused otherwise. Self-judged runs are marked in the log.
         judge_retries: How many times an unreadable judge reply is asked again before the sample is unscored.
         judge_cache: Send judge calls through inspect's model cache, so re-scoring a log does not pay again.
+        subset: Keep N core examples, each with all its variations and phrasings, drawn with ``subset_seed`` (a
+            representative small run; ``--limit N`` takes the first N samples in file order). Default: all.
+        subset_seed: Seed of the ``subset`` draw (default 0).
     """
     if not isinstance(self_judge, bool):
         raise SuiteInputError(f"Task parameter 'self_judge' must be true or false, got {self_judge!r}.")
     respondent = load_tier_templates(tier_prompts)
-    dataset = cobe_dataset(data, tier, phrasings, respondent)
+    dataset = subset_dataset(
+        cobe_dataset(data, tier, phrasings, respondent), subset, "core_id", seed=subset_seed, what="core examples"
+    )
     scorer = cobe_judge(judge_prompts=judge_prompts, retries=judge_retries, cache=judge_cache, self_judge=self_judge)
     return Task(
         dataset=dataset,
@@ -106,5 +114,6 @@ def cobe(
             "builtin": data is None or str(data) == str(BUILTIN_DATA),
             "judge": judge_record(self_judge, judge_prompts),
             "respondent_prompts": respondent.describe(),
+            "subset": None if subset is None else {"core_examples": subset, "seed": subset_seed},
         },
     )

@@ -226,3 +226,6 @@ def test_the_suite_demo_runs_cobe_self_judged(tmp_path, capsys):
     [path] = (tmp_path / "logs").glob("*.eval")
     log = read_eval_log(str(path))
     assert log.eval.task_args["self_judge"] is True and log.eval.metadata["judge"]["self_judged"] is True
+    # the demo's slice is one whole core example (its three phrasings), not the first samples in file order
+    assert log.eval.task_args["subset"] == 1 and len({s.metadata["core_id"] for s in log.samples}) == 1
+    assert len(log.samples) == 3
