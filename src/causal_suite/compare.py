@@ -53,10 +53,13 @@ def benchmark_of(header: EvalLog) -> str | None:
 
 
 def fingerprint(header: EvalLog) -> dict[str, Any]:
-    """What two logs must share to be compared: task, version, corpus / manifests (sha256), judge and tier."""
+    """What two logs must share to be compared: task, version, corpus / manifests (sha256; CoBe: its data file,
+    exp_b: its dataset), judge (CoBe's grader and judge prompts, exp_b's extractor), tier and tolerance."""
     meta = header.eval.metadata or {}
     glass = meta.get("glass") or {}
-    judge = meta.get("judge") or {}
+    judge = meta.get("judge") or {}  # CoBe's grader; exp_b's judge is its extractor role
+    extractor = (header.eval.model_roles or {}).get("extractor")
+    extractor = extractor.model if extractor is not None else None
     corpus: Any = None
     if glass:
         corpus = [glass.get("pool", {}).get("sha256"), *(m.get("sha256") for m in glass.get("manifests", []))]
@@ -68,7 +71,7 @@ def fingerprint(header: EvalLog) -> dict[str, Any]:
         "task": header.eval.task,
         "version": header.eval.task_version,
         "corpus/manifest sha256": corpus,
-        "judge": [judge.get("model"), (judge.get("prompts") or {}).get("sha256")] if judge else None,
+        "judge": [judge.get("model"), (judge.get("prompts") or {}).get("sha256")] if judge else extractor,
         "tier": meta.get("tier"),
         "tolerance": meta.get("tolerance"),
     }

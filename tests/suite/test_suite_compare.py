@@ -99,6 +99,29 @@ def test_cobe_logs_with_different_judges_are_refused(tmp_path, scripted, capsys)
     assert "judge differs" in capsys.readouterr().err
 
 
+def test_epochs_are_reduced_as_the_task_reduces_them(tmp_path, scripted):
+    """Two draws per prompt: compare's Y per sample is the log's own modal-answer reduction."""
+    from inspect_ai.log import read_eval_log
+
+    from causal_suite.compare import read_log, reduced_scores
+    from glass_inspect.task import glassgsm
+
+    task = glassgsm(families=FAMILIES, doses="1", subset=3)
+    by_prompt = {s.input: s.metadata for s in task.dataset}
+    calls = iter(range(1000))
+
+    def reply(prompt: str) -> str:  # right and wrong in turn: ties, broken by the first epoch's draw
+        meta = by_prompt[max((text for text in by_prompt if text in prompt), key=len)]
+        return f"The answer is {meta['answer'] if next(calls) % 2 else '-1'}."
+
+    [log] = eval(task, model=scripted(reply), epochs=2, display="none", log_dir=str(tmp_path))
+    header, samples = read_log(log.location)
+    mine = {s.sample_id: s.score.value for s in reduced_scores("glass", samples)}
+    logged = {s.sample_id: s.value for s in read_eval_log(log.location).reductions[0].samples}
+    assert mine == logged and len(samples) == 2 * len(mine) and header.eval.config.epochs == 2
+    assert set(mine.values()) == {0.0, 1.0}
+
+
 def exp_b_scores(passed: list[int]) -> list[SampleScore]:
     return [
         SampleScore(
