@@ -155,10 +155,13 @@ def glass_figures(logs: list[EvalLog]) -> list[Figure]:
             if p.operator != IDENTITY:
                 cells[(p.operator, p.dose)].append(p)
         for (family, dose), members in sorted(cells.items()):
+            rate_of_cell = pair_break_rate(members)
+            if rate_of_cell.n == 0:  # no solved base: nothing to draw
+                continue
             row = {"model": _label(log), "suite": log.eval.task.split("/")[-1], "family": family, "dose": dose}
             rows.append(
                 row
-                | _interval(pair_break_rate(members), "break_rate")
+                | _interval(rate_of_cell, "break_rate")
                 | {"identity_floor": floor.value, "identity_floor_low": floor.low, "identity_floor_high": floor.high}
                 | {"identity_floor_n": floor.n}
             )
