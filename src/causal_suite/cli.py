@@ -84,12 +84,20 @@ PLAN: tuple[DemoRun, ...] = (
 
 
 def _headline(log: Any, names: tuple[str, ...]) -> str:
-    """The named metrics as ``name=value`` pairs (a scorer reporting one ``mean`` is named by the scorer)."""
+    """The named metrics as ``name=value`` pairs (a scorer reporting one ``mean`` is named by the scorer), each
+    with its 95 % interval and n where the log has them beside it."""
     metrics: dict[str, float] = {}
     for score in log.results.scores if log.results else []:
         for name, m in score.metrics.items():
             metrics.setdefault(score.name if name == "mean" else name.split("/")[-1], m.value)
-    return ", ".join(f"{n}={metrics[n]:.3f}" for n in names if n in metrics) or "-"
+
+    def shown(name: str) -> str:
+        text = f"{name}={metrics[name]:.3f}"
+        if f"{name}_low" in metrics and f"{name}_n" in metrics:
+            text += f" [{metrics[f'{name}_low']:.2f}, {metrics[f'{name}_high']:.2f}] n={metrics[f'{name}_n']:.0f}"
+        return text
+
+    return ", ".join(shown(n) for n in names if n in metrics) or "-"
 
 
 def _unscored(log: Any) -> int:
