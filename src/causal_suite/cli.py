@@ -1,8 +1,9 @@
 """``causal-suite``: the suite's main job (every benchmark on its built-in data) and a results table.
 
 ``causal-suite demo`` runs each benchmark task on its built-in data with the offline default model (or ``--model``),
-writes inspect logs to ``--log-dir`` and prints one line per task. The demo keeps each task small (``--limit``
-samples, fewer epochs where the paper's 5 would take long on a CPU); ``--full`` lifts those limits.
+writes inspect logs to ``--log-dir`` and prints one line per task. The demo keeps each task small (a seeded
+representative ``subset`` of whole clusters, fewer epochs where the paper's 5 would take long on a CPU); ``--full``
+lifts those limits.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 
 from causal_suite.check import add_arguments as add_check_arguments
 from causal_suite.check import check as check_logs
+from causal_suite.compare import add_arguments as add_compare_arguments
+from causal_suite.compare import run as run_compare
 from causal_suite.errors import reports_input_errors
 from causal_suite.report import add_arguments as add_report_arguments
 from causal_suite.report import build_report
@@ -34,7 +37,7 @@ class DemoRun:
     task: str
     task_args: dict[str, Any] = field(default_factory=dict)
     roles: tuple[str, ...] = ()  # judge roles (grader, extractor) bound to the model under test
-    limit: int | None = None
+    small: dict[str, Any] = field(default_factory=dict)  # task arguments of the demo's slice (whole clusters)
     epochs: int | None = None  # None: the task's own epochs
     max_tokens: int | None = None
     headline: tuple[str, ...] = ()  # metric names shown in the results table
@@ -50,20 +53,20 @@ PLAN: tuple[DemoRun, ...] = (
         "cobe_inspect/cobe",
         {"self_judge": True},
         roles=("grader",),
-        limit=3,
+        small={"subset": 1},  # one core example with its three phrasings
         max_tokens=128,
         headline=("accuracy", "E0_failure", "E1_failure", "E2_failure", "self_judged"),
     ),
     DemoRun(
         "glass_inspect/glassgsm",
-        limit=8,
+        small={"subset": 3, "doses": "1"},  # three bases with all their dose-1 twins
         epochs=2,
         max_tokens=128,
         headline=("break_rate", "base_accuracy", "identity_floor"),
     ),
     DemoRun(
         "glass_inspect/glassmath",
-        limit=8,
+        small={"subset": 3, "doses": "1"},
         epochs=2,
         max_tokens=128,
         headline=("break_rate", "base_accuracy", "identity_floor"),
@@ -72,7 +75,7 @@ PLAN: tuple[DemoRun, ...] = (
         "causalverify_inspect/exp_b",
         {"sandbox": "confined"},
         roles=("extractor",),
-        limit=3,
+        small={"subset": 4},  # one scenario of each method family
         max_tokens=256,
         headline=("L2b_plus", "L2b", "L2a", "L1", "conditional_pass"),
         requires=("Rscript", "bwrap", "prlimit"),
@@ -81,12 +84,20 @@ PLAN: tuple[DemoRun, ...] = (
 
 
 def _headline(log: Any, names: tuple[str, ...]) -> str:
-    """The named metrics as ``name=value`` pairs (a scorer reporting one ``mean`` is named by the scorer)."""
+    """The named metrics as ``name=value`` pairs (a scorer reporting one ``mean`` is named by the scorer), each
+    with its 95 % interval and n where the log has them beside it."""
     metrics: dict[str, float] = {}
     for score in log.results.scores if log.results else []:
         for name, m in score.metrics.items():
             metrics.setdefault(score.name if name == "mean" else name.split("/")[-1], m.value)
-    return ", ".join(f"{n}={metrics[n]:.3f}" for n in names if n in metrics) or "-"
+
+    def shown(name: str) -> str:
+        text = f"{name}={metrics[name]:.3f}"
+        if f"{name}_low" in metrics and f"{name}_n" in metrics:
+            text += f" [{metrics[f'{name}_low']:.2f}, {metrics[f'{name}_high']:.2f}] n={metrics[f'{name}_n']:.0f}"
+        return text
+
+    return ", ".join(shown(n) for n in names if n in metrics) or "-"
 
 
 def _unscored(log: Any) -> int:
@@ -115,17 +126,12 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
                 (run.task, "skipped", "-", f"needs {', '.join(missing)} (Debian: r-base-core, bubblewrap)", "-")
             )
             continue
-        kwargs: dict[str, Any] = dict(task_args=run.task_args, model=model, log_dir=log_dir, display="none")
+        task_args = run.task_args if full else run.task_args | run.small
+        kwargs: dict[str, Any] = dict(task_args=task_args, model=model, log_dir=log_dir, display="none")
         if run.roles:
             kwargs["model_roles"] = {role: get_model(model, config=judge_config) for role in run.roles}
         if not full:
-            kwargs.update(
-                {
-                    k: v
-                    for k, v in (("limit", run.limit), ("epochs", run.epochs), ("max_tokens", run.max_tokens))
-                    if v is not None
-                }
-            )
+            kwargs.update({k: v for k, v in (("epochs", run.epochs), ("max_tokens", run.max_tokens)) if v is not None})
         print(f"[demo] {run.task} ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
         try:
@@ -195,6 +201,10 @@ def main(argv: list[str] | None = None) -> int:
         "check", help="exit 1 when a log did not end in success (inspect eval exits 0 whatever the status)"
     )
     add_check_arguments(checker)
+    comparer = sub.add_parser(
+        "compare", help="paired differences between models on the samples they share (markdown, CSV, forest plot)"
+    )
+    add_compare_arguments(comparer)
     args = parser.parse_args(argv)
     if args.command == "check":
         return reports_input_errors("causal-suite check")(check_logs)(args.logs)
@@ -207,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "tasks":
         return list_tasks()
+    if args.command == "compare":
+        return reports_input_errors("causal-suite compare")(run_compare)(args.logs, args.out)
     if args.command == "report":
         figures = build_report(args.logs, args.out, args.published)
         print(f"report: {len(figures)} figures written to {args.out / 'report.md'}")

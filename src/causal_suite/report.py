@@ -2,16 +2,19 @@
 
 Reads every ``.eval`` log given (files or folders), groups them by benchmark and model, and writes to ``DIR``:
 
-- CoBe: accuracy by causal-graph type, domain and query phrasing with binomial standard errors (the paper's Fig. 3-5
-  style), and the failure rate of each check (E0 connectors, E1 facts that stay, E2 facts that change);
+- CoBe: accuracy by causal-graph type, domain and query phrasing (the paper's Fig. 3-5 style), and the failure rate
+  of each check (E0 connectors, E1 facts that stay, E2 facts that change);
 - GlassGSM / GlassMATH: the break rate P(B=1 | Y(base)=1) against dose, one line per operator family, with the
   identity-twin floor as a band (the fragility paper's dose-response figure);
 - CausalVerify Exp B: the L1 -> L2a -> L2b -> L2b+ funnel per design family, the tolerance sweep, and, with the
   calibration arm, the reliability diagram; a replay of upstream's cached responses gets the published levels
   beside ours when ``--published`` points at upstream's score CSV.
 
-Each figure is a PNG beside a CSV of exactly the numbers it plots, and ``report.md`` links them all. The figure
-functions return those numbers as DataFrames, so tests check the data, not pixels.
+Every rate is drawn with its 95 % interval clustered by the task's unit of independence (CoBe: core example; glass:
+base problem; exp_b: scenario; ``causal_suite.uncertainty``: Wilson's interval at the effective sample size, so it
+keeps a width at 0 and 1) and the n it stands on printed beside each bar or point. Each figure is a PNG beside a
+CSV of exactly the numbers it plots (value, ``se``, ``low``, ``high``, ``n``, ``clusters``), and ``report.md``
+links them all. The figure functions return those numbers as DataFrames, so tests check the data, not pixels.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.scorer import SampleScore
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.uncertainty import RateEstimate, rate
 
 EXP_B_LEVELS = ("L1", "L2a", "L2b", "L2b_plus")
 COBE_GROUPS = ("graph_type", "domain", "phrasing")
@@ -68,41 +72,44 @@ def _label(log: EvalLog) -> str:
     return f"{log.eval.model} (replay of {replayed})" if replayed else log.eval.model
 
 
-def _binomial(values: list[float]) -> tuple[float, float, int]:
-    n = len(values)
-    if n == 0:
-        return float("nan"), float("nan"), 0
-    p = sum(values) / n
-    return p, math.sqrt(p * (1 - p) / n) if n > 1 else float("nan"), n
+INTERVAL = ("se", "low", "high", "n", "clusters")
 
 
-def _dict_scores(log: EvalLog) -> list[tuple[dict, dict]]:
-    """(score value, sample metadata) of every sample whose first score is a dict (unscored samples left out)."""
+def _interval(estimate: RateEstimate, name: str) -> dict[str, float]:
+    """A figure row's columns of one rate: ``name`` (the value), then its SE, 95 % interval, n and clusters."""
+    return {name: estimate.value} | {k: getattr(estimate, k) for k in INTERVAL}
+
+
+def _dict_scores(log: EvalLog) -> list[tuple[dict, dict, str]]:
+    """(score value, sample metadata, sample id) of every sample whose first score is a dict (unscored samples
+    left out)."""
     out = []
     for sample in log.samples or []:
         score = next(iter((sample.scores or {}).values()), None)
         if score is not None and isinstance(score.value, dict):
-            out.append((score.value, sample.metadata or {}))
+            out.append((score.value, sample.metadata or {}, str(sample.id)))
     return out
 
 
 # --------------------------------------------------------------------------------------------------------- CoBe
 def cobe_figures(logs: list[EvalLog]) -> list[Figure]:
-    """Accuracy by graph type / domain / phrasing (with SE) and check failure rates, per model."""
+    """Accuracy by graph type / domain / phrasing and check failure rates, per model, clustered by core example."""
     rows, checks = [], []
     for log in logs:
         scored = _dict_scores(log)
+        cores = [meta.get("core_id", meta.get("scenario_id", sid)) for _, meta, sid in scored]
         for key in COBE_GROUPS:
-            groups: dict[str, list[float]] = defaultdict(list)
-            for value, meta in scored:
-                groups[str(meta.get(key))].append(float(value["correct"]))
-            for group, values in sorted(groups.items()):
-                p, se, n = _binomial(values)
-                rows.append({"model": _label(log), "breakdown": key, "group": group, "accuracy": p, "se": se, "n": n})
+            groups: dict[str, tuple[list[float], list]] = defaultdict(lambda: ([], []))
+            for (value, meta, _), core in zip(scored, cores):
+                groups[str(meta.get(key))][0].append(float(value["correct"]))
+                groups[str(meta.get(key))][1].append(core)
+            for group, (values, clusters) in sorted(groups.items()):
+                row = {"model": _label(log), "breakdown": key, "group": group}
+                rows.append(row | _interval(rate(values, clusters), "accuracy"))
         for check in ("E0", "E1", "E2"):
-            p, se, n = _binomial([1.0 - float(v[check]) for v, _ in scored])
-            checks.append({"model": _label(log), "check": check, "failure_rate": p, "se": se, "n": n})
-    table = pd.DataFrame(rows, columns=["model", "breakdown", "group", "accuracy", "se", "n"])
+            failed = rate([1.0 - float(v[check]) for v, _, _ in scored], cores)
+            checks.append({"model": _label(log), "check": check} | _interval(failed, "failure_rate"))
+    table = pd.DataFrame(rows, columns=["model", "breakdown", "group", "accuracy", *INTERVAL])
     figures = [
         Figure(
             f"cobe_accuracy_by_{key}",
@@ -115,7 +122,7 @@ def cobe_figures(logs: list[EvalLog]) -> list[Figure]:
         Figure(
             "cobe_check_failures",
             "CoBe check failure rates (E0 connectors, E1 stay, E2 change)",
-            pd.DataFrame(checks, columns=["model", "check", "failure_rate", "se", "n"]),
+            pd.DataFrame(checks, columns=["model", "check", "failure_rate", *INTERVAL]),
         )
     )
     return figures
@@ -135,34 +142,31 @@ def _glass_sample_scores(log: EvalLog) -> list[SampleScore]:
 
 
 def glass_figures(logs: list[EvalLog]) -> list[Figure]:
-    """Break rate against dose per family and model, with the identity-twin floor (value and binomial SE)."""
+    """Break rate against dose per family and model, with the identity-twin floor, each clustered by base."""
     from glass_inspect.corpus import IDENTITY
-    from glass_inspect.metrics import pair_outcomes
+    from glass_inspect.metrics import pair_break_rate, pair_outcomes
 
     rows = []
     for log in logs:
-        pairs = [p for p in pair_outcomes(_glass_sample_scores(log)) if p.y_base == 1.0]
-        floor, floor_se, _ = _binomial([float(p.broke) for p in pairs if p.operator == IDENTITY])
-        cells: dict[tuple[str, int], list[float]] = defaultdict(list)
+        pairs = pair_outcomes(_glass_sample_scores(log))
+        floor = pair_break_rate([p for p in pairs if p.operator == IDENTITY])
+        cells = defaultdict(list)
         for p in pairs:
             if p.operator != IDENTITY:
-                cells[(p.operator, p.dose)].append(float(p.broke))
-        for (family, dose), broke in sorted(cells.items()):
-            rate, se, n = _binomial(broke)
+                cells[(p.operator, p.dose)].append(p)
+        for (family, dose), members in sorted(cells.items()):
+            rate_of_cell = pair_break_rate(members)
+            if rate_of_cell.n == 0:  # no solved base: nothing to draw
+                continue
+            row = {"model": _label(log), "suite": log.eval.task.split("/")[-1], "family": family, "dose": dose}
             rows.append(
-                {
-                    "model": _label(log),
-                    "suite": log.eval.task.split("/")[-1],
-                    "family": family,
-                    "dose": dose,
-                    "break_rate": rate,
-                    "se": se,
-                    "n_pairs": n,
-                    "identity_floor": floor,
-                    "identity_floor_se": floor_se,
-                }
+                row
+                | _interval(rate_of_cell, "break_rate")
+                | {"identity_floor": floor.value, "identity_floor_low": floor.low, "identity_floor_high": floor.high}
+                | {"identity_floor_n": floor.n}
             )
-    columns = ["model", "suite", "family", "dose", "break_rate", "se", "n_pairs", "identity_floor", "identity_floor_se"]
+    columns = ["model", "suite", "family", "dose", "break_rate", *INTERVAL]
+    columns += ["identity_floor", "identity_floor_low", "identity_floor_high", "identity_floor_n"]
     return [
         Figure(
             "glass_break_rate_by_dose",
@@ -193,32 +197,26 @@ def exp_b_figures(logs: list[EvalLog], published: Path | None = None) -> list[Fi
     funnel, sweep, reliability = [], [], []
     for log in logs:
         scored = _dict_scores(log)
-        by_family: dict[str, list[dict]] = defaultdict(list)
-        for value, meta in scored:
-            by_family[str(meta.get("family"))].append(value)
+        by_family: dict[str, list[tuple[dict, str]]] = defaultdict(list)
+        for value, meta, sid in scored:
+            by_family[str(meta.get("family"))].append((value, sid))
         replayed = (log.eval.metadata or {}).get("replayed_model")
         reference = published_levels(published, replayed) if published and replayed else {}
         for family, values in sorted(by_family.items()):
             for level in EXP_B_LEVELS:
-                rate, se, n = _binomial([v[level] for v in values])
+                estimate = rate([v[level] for v, _ in values], [sid for _, sid in values])
                 funnel.append(
-                    {
-                        "model": _label(log),
-                        "family": family,
-                        "level": level,
-                        "rate": rate,
-                        "se": se,
-                        "n": n,
-                        "published": reference.get(family, {}).get(level, float("nan")),
-                    }
+                    {"model": _label(log), "family": family, "level": level}
+                    | _interval(estimate, "rate")
+                    | {"published": reference.get(family, {}).get(level, float("nan"))}
                 )
-        tolerances = sorted({k for v, _ in scored for k in v if k.startswith("tol_")}, key=lambda k: int(k[4:]))
+        tolerances = sorted({k for v, _, _ in scored for k in v if k.startswith("tol_")}, key=lambda k: int(k[4:]))
         for key in tolerances:
-            rate, se, n = _binomial([v[key] for v, _ in scored])
-            sweep.append({"model": _label(log), "tolerance": int(key[4:]) / 100, "L2b_plus": rate, "se": se, "n": n})
+            estimate = rate([v[key] for v, _, _ in scored], [sid for _, _, sid in scored])
+            sweep.append({"model": _label(log), "tolerance": int(key[4:]) / 100} | _interval(estimate, "L2b_plus"))
         rated = [
             (v["conf_estimate"], v["L2b_plus"])
-            for v, _ in scored
+            for v, _, _ in scored
             if "conf_estimate" in v and not math.isnan(v["conf_estimate"])
         ]
         bins: dict[int, list[tuple[float, float]]] = defaultdict(list)
@@ -238,12 +236,12 @@ def exp_b_figures(logs: list[EvalLog], published: Path | None = None) -> list[Fi
         Figure(
             "exp_b_funnel",
             "Exp B: L1 -> L2a -> L2b -> L2b+ per design family",
-            pd.DataFrame(funnel, columns=["model", "family", "level", "rate", "se", "n", "published"]),
+            pd.DataFrame(funnel, columns=["model", "family", "level", "rate", *INTERVAL, "published"]),
         ),
         Figure(
             "exp_b_tolerance_sweep",
             "Exp B: L2b+ against the relative tolerance",
-            pd.DataFrame(sweep, columns=["model", "tolerance", "L2b_plus", "se", "n"]),
+            pd.DataFrame(sweep, columns=["model", "tolerance", "L2b_plus", *INTERVAL]),
         ),
         Figure(
             "exp_b_reliability",
@@ -270,17 +268,13 @@ def draw(figure: Figure, out: Path) -> str | None:
     fig, ax = plt.subplots(figsize=(7, 4))
     if figure.name.startswith("cobe_"):
         value, group = ("failure_rate", "check") if "check" in data else ("accuracy", "group")
-        table = data.pivot(index=group, columns="model", values=value)
-        errors = data.pivot(index=group, columns="model", values="se").fillna(0)
-        table.plot.bar(ax=ax, yerr=errors, capsize=3, rot=30)
-        ax.set_ylim(0, 1)
+        _bars(ax, data.assign(series=data["model"]), group, value)
     elif figure.name == "exp_b_funnel":
-        table = data.pivot_table(index=["family", "model"], columns="level", values="rate")[list(EXP_B_LEVELS)]
-        table.plot.bar(ax=ax, rot=30)
-        ax.set_ylim(0, 1)
+        rows = data.assign(series=data["level"], where=data["family"] + " (" + data["model"] + ")")
+        _bars(ax, rows, "where", "rate")
     elif figure.name == "exp_b_tolerance_sweep":
         for model, part in data.groupby("model"):
-            ax.plot(part["tolerance"], part["L2b_plus"], marker="o", label=model)
+            _points(ax, part["tolerance"], part, "L2b_plus", model)
         ax.set_xlabel("relative tolerance")
         ax.set_ylabel("L2b+")
     else:  # reliability diagram
@@ -297,27 +291,52 @@ def draw(figure: Figure, out: Path) -> str | None:
     return f"{figure.name}.png"
 
 
+def _errors(part: pd.DataFrame, value: str) -> list:
+    """Asymmetric error bars (value - low, high - value) of a figure's rows; 0 where an interval is missing."""
+    return [(part[value] - part["low"]).clip(lower=0).fillna(0), (part["high"] - part[value]).clip(lower=0).fillna(0)]
+
+
+def _bars(ax, data: pd.DataFrame, group: str, value: str) -> None:
+    """Grouped bars of ``value`` by ``group``, one bar per ``series``, each with its 95 % interval and n above it."""
+    groups, series = list(dict.fromkeys(data[group])), list(dict.fromkeys(data["series"]))
+    width = 0.8 / len(series)
+    for i, name in enumerate(series):
+        part = data[data["series"] == name].set_index(group).reindex(groups)
+        x = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
+        ax.bar(x, part[value].fillna(0), width, yerr=_errors(part, value), capsize=2, label=name)
+        for xi, high, n in zip(x, part["high"].fillna(0), part["n"]):
+            if not pd.isna(n):
+                ax.annotate(
+                    f"n={n:.0f}", (xi, high), xytext=(0, 2), textcoords="offset points", ha="center", fontsize=6
+                )
+    ax.set_xticks(range(len(groups)), groups, rotation=30, ha="right", fontsize=7)
+    ax.set_ylim(0, 1.1)
+
+
+def _points(ax, x: pd.Series, part: pd.DataFrame, value: str, label: str) -> None:
+    """A line of points with their 95 % intervals and the n of each point beside it."""
+    ax.errorbar(x, part[value], yerr=_errors(part, value), marker="o", capsize=3, label=label)
+    for xi, yi, n in zip(x, part[value], part["n"]):
+        if not pd.isna(yi):
+            ax.annotate(f"n={n:.0f}", (xi, yi), xytext=(4, 2), textcoords="offset points", fontsize=6)
+
+
 def _draw_glass(figure: Figure, out: Path, plt) -> str:
-    """The break rate against dose: one panel per suite (GlassGSM, GlassMATH), one line per (model, family), each
-    model's identity-twin floor of that suite as a band (value ± SE)."""
+    """The break rate against dose: one panel per suite (GlassGSM, GlassMATH), one line per (model, family) with
+    95 % intervals and the pairs n of each point, each model's identity-twin floor of that suite as a band (its
+    95 % interval)."""
     data = figure.data
     suites = sorted(data["suite"].unique())
     fig, axes = plt.subplots(1, len(suites), figsize=(6.5 * len(suites), 4), squeeze=False, sharey=True)
     for ax, suite in zip(axes[0], suites):
         rows = data[data["suite"] == suite]
         for (model, family), part in rows.groupby(["model", "family"]):
-            ax.errorbar(
-                part["dose"],
-                part["break_rate"],
-                yerr=part["se"].fillna(0),
-                marker="o",
-                capsize=3,
-                label=f"{family} ({model})",
-            )
+            _points(ax, part["dose"], part, "break_rate", f"{family} ({model})")
         for model, part in rows.groupby("model"):
-            floor, se = part["identity_floor"].iloc[0], part["identity_floor_se"].fillna(0).iloc[0]
-            if not math.isnan(floor):
-                ax.axhspan(max(floor - se, 0), floor + se, alpha=0.15, label=f"identity floor ({model})")
+            floor = part.iloc[0]
+            if not math.isnan(floor["identity_floor"]):
+                label = f"identity floor ({model}, n={floor['identity_floor_n']:.0f})"
+                ax.axhspan(floor["identity_floor_low"], floor["identity_floor_high"], alpha=0.15, label=label)
         ax.set_title(f"{suite}: {figure.title}", fontsize=10)
         ax.set_xlabel("dose m (distractor sentences)")
         ax.set_ylabel("break rate")

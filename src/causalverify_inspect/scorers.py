@@ -42,13 +42,14 @@ import asyncio
 import math
 import re
 import weakref
+from typing import Any
 
 import numpy as np
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from causal_suite.scores import named
+from causal_suite.uncertainty import RateEstimate, rate
 from causalverify_inspect.extraction import (
     Extracted,
     Extraction,
@@ -325,36 +326,43 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
 
 
 # ------------------------------------------------------------------------------------------------------- metrics
+def _scored(scores: list[SampleScore]) -> list[SampleScore]:
+    return [s for s in scores if isinstance(s.score.value, dict)]
+
+
 def _values(scores: list[SampleScore]) -> list[dict]:
-    return [s.score.value for s in scores if isinstance(s.score.value, dict)]
+    return [s.score.value for s in _scored(scores)]  # type: ignore[misc]
+
+
+def scenario_rate(scored: list[SampleScore], key: str, given: str | None = None) -> RateEstimate:
+    """The mean of ``key`` over scored samples (restricted to those with ``given`` = 1), with its uncertainty
+    clustered by scenario (the sample id: each scenario is one sample, its epochs reduced into it)."""
+    kept = [s for s in scored if given is None or s.score.value[given] == 1]  # type: ignore[index]
+    return rate([s.score.value[key] for s in kept], [s.sample_id for s in kept])  # type: ignore[index]
 
 
 @metric
 def conditional_pass() -> Metric:
-    """P(L2b+ | L2b): among runs that executed, the share whose estimate matched (App. C.2)."""
+    """P(L2b+ | L2b): among runs that executed, the share whose estimate matched (App. C.2), with its uncertainty
+    (``_se``, ``_low``, ``_high``, ``_n`` runs that executed, ``_clusters`` their scenarios)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        ran = [v for v in _values(scores) if v["L2b"] == 1]
-        return named("conditional_pass", float(np.mean([v["L2b_plus"] for v in ran])) if ran else float("nan"))
+        return scenario_rate(_scored(scores), "L2b_plus", given="L2b").metrics("conditional_pass")
 
     return compute
 
 
 @metric
 def by_family() -> Metric:
-    """L2b and L2b+ rates per design family (paper §5, App. C.6)."""
+    """L2b and L2b+ rates per design family (paper §5, App. C.6), each with its uncertainty beside it."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         out: dict[str, float] = {}
         for fam in FAMILIES:
-            vals = [
-                s.score.value
-                for s in scores
-                if isinstance(s.score.value, dict) and (s.sample_metadata or {}).get("family") == fam
-            ]
-            if vals:
-                out[f"{fam}_L2b"] = float(np.mean([v["L2b"] for v in vals]))
-                out[f"{fam}_L2b_plus"] = float(np.mean([v["L2b_plus"] for v in vals]))
+            members = [s for s in _scored(scores) if (s.sample_metadata or {}).get("family") == fam]
+            if members:
+                out |= scenario_rate(members, "L2b").metrics(f"{fam}_L2b")
+                out |= scenario_rate(members, "L2b_plus").metrics(f"{fam}_L2b_plus")
         return out
 
     return compute
@@ -414,15 +422,38 @@ def calibration() -> Metric:
 
 @metric
 def rates() -> Metric:
-    """The headline rates, L2b+ first (the viewer's log list shows the first metric): L2b+, L2b, L2a, L1, the
-    tolerance sweep, and the environment shares (failed for a missing image package; passed without one)."""
+    """The headline rates, L2b+ first (the viewer's log list shows the first metric): L2b+, L2b, L2a, L1 (each with
+    its uncertainty clustered by scenario: ``_se``, ``_low``, ``_high``, ``_n``, ``_clusters``), the tolerance
+    sweep, and the environment shares (failed for a missing image package; passed without one)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        vals = _values(scores)
-        keys = [*reversed(LEVELS), *(sweep_key(t) for t in SWEEP), "environment", "environment_degraded"]
-        return {k: float(np.mean([v[k] for v in vals])) if vals else float("nan") for k in keys}
+        scored, vals = _scored(scores), _values(scores)
+        out: dict[str, float] = {}
+        for level in reversed(LEVELS):
+            out |= scenario_rate(scored, level).metrics(level)
+        keys = [*(sweep_key(t) for t in SWEEP), "environment", "environment_degraded"]
+        return out | {k: float(np.mean([v[k] for v in vals])) if vals else float("nan") for k in keys}
 
     return compute
+
+
+def comparison_units(scores: list[SampleScore]) -> dict[str, dict[Any, tuple[Any, float, float]]]:
+    """What ``causal-suite compare`` pairs, per metric: scenario -> (scenario, numerator, denominator) for L1..L2b+,
+    P(L2b+ | L2b) (denominator: L2b) and L2b / L2b+ per method family."""
+    out: dict[str, dict[Any, tuple[Any, float, float]]] = {}
+    scored = _scored(scores)
+    for level in reversed(LEVELS):
+        out[level] = {s.sample_id: (s.sample_id, float(s.score.value[level]), 1.0) for s in scored}  # type: ignore[index]
+    out["conditional_pass"] = {
+        s.sample_id: (s.sample_id, float(s.score.value["L2b_plus"]), float(s.score.value["L2b"]))  # type: ignore[index]
+        for s in scored
+    }
+    for fam in FAMILIES:
+        members = [s for s in scored if (s.sample_metadata or {}).get("family") == fam]
+        for level in ("L2b", "L2b_plus"):
+            if members:
+                out[f"{fam}_{level}"] = {s.sample_id: (s.sample_id, float(s.score.value[level]), 1.0) for s in members}  # type: ignore[index]
+    return out
 
 
 def exp_b_metrics(calibration_arm: bool) -> list:

@@ -22,6 +22,7 @@ from inspect_ai.util import SandboxEnvironmentSpec
 from causal_suite.errors import SuiteInputError, strict_params
 from causal_suite.params import TaskParams
 from causal_suite.eval_meta import task_version
+from causal_suite.subset import subset_dataset
 from causalverify_inspect.dataset import check_cached_responses, exp_a_dataset, exp_b_dataset
 from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM
 from causalverify_inspect.sandbox.choice import SandboxChoice, announce, choose_sandbox
@@ -57,6 +58,8 @@ def exp_b(
     responses_model: str | None = None,
     upstream_wrapper: bool | None = None,
     calibration: bool = False,
+    subset: int | None = None,
+    subset_seed: int = 0,
 ) -> Task:
     """Exp B: model-written R, executed in a sandbox, scored L1 / L2a / L2b / L2b+ (paper §4).
 
@@ -80,6 +83,10 @@ def exp_b(
         upstream_wrapper: Run code inside upstream's wrapper (no auto-print, warnings and messages off); defaults
             to True when replaying and False otherwise.
         calibration: Add the calibration arm: the model rates its own workflow (paper §5).
+        subset: Keep N scenarios drawn with ``subset_seed``, stratified by method family (each family its share,
+            at least one while N allows): a representative small run; ``--limit N`` takes the first N in file
+            order instead. Default: every scenario.
+        subset_seed: Seed of the ``subset`` draw (default 0).
     """
     check = TaskParams("exp_b")
     scenarios, responses = check.text("scenarios", scenarios), check.text("responses", responses)
@@ -91,7 +98,9 @@ def exp_b(
     es_windows = check.choice("es_windows", es_windows, ES_WINDOW_RULES)
     upstream_wrapper = check.boolean("upstream_wrapper", upstream_wrapper, optional=True)
     calibration = check.boolean("calibration", calibration)
-    dataset = exp_b_dataset(scenarios, ids)
+    subset = check.integer("subset", subset, at_least=1) if subset is not None else None
+    subset_seed = check.integer("subset_seed", subset_seed, at_least=0)
+    dataset = subset_dataset(exp_b_dataset(scenarios, ids), subset, None, "family", subset_seed, what="scenarios")
     if responses is not None:
         if not responses_model:
             raise SuiteInputError("exp_b: parameter 'responses_model' (the cached responses' model slug) is missing.")
@@ -124,6 +133,7 @@ def exp_b(
             "r_environment": choice.metadata(),
             "replayed_model": responses_model if responses else None,
             "upstream_wrapper": wrapper,
+            "subset": None if subset is None else {"scenarios": subset, "seed": subset_seed},
         },
     )
 

@@ -121,7 +121,7 @@ def comparison_rows(metrics: dict[str, float], tier: int, key: str, paper: dict[
                 f"{t5['accuracy']:.1f} ± {t5['std']:.1f}",
             )
         if t5:
-            se = metrics.get("stderr")
+            se = metrics.get("accuracy_se")
             text = f"{_pct(metrics.get('accuracy'))} ± {_pct(se)} SE" if _present(se) else None
             add("Table 5", "accuracy (all samples ± clustered SE)", metrics.get("accuracy"), t5["accuracy"], text)
         for p in "ABC":

@@ -30,7 +30,9 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from inspect_ai.model import (
@@ -42,11 +44,12 @@ from inspect_ai.model import (
     get_model,
     model_roles,
 )
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from causal_suite.errors import SuiteInputError
 from causal_suite.scores import is_unscored
+from causal_suite.uncertainty import RateEstimate, rate, rate_interval
 from cobe_inspect.prompts import CHECKS, FINAL_STORY_MARKER, JUDGE_RETRY, judge_prompt, load_judge_prompts
 
 DEFAULT_RETRIES = 2
@@ -170,43 +173,41 @@ def _scored(scores: list[SampleScore]) -> list[SampleScore]:
     return [s for s in scores if not is_unscored(s.score.value)]
 
 
-def clustered_stderr(values: list[float], clusters: list[str]) -> float:
-    """Standard error of the mean of ``values`` with the samples of one cluster correlated (CR1 sandwich).
-
-    ``sqrt(G / (G - 1) * sum_g (sum_{i in g} (y_i - mean))^2) / n`` over G clusters and n values; with one value
-    per cluster it equals the usual ``std(ddof=1) / sqrt(n)``. NaN with fewer than two clusters.
-    """
-    n, groups = len(values), len(set(clusters))
-    if n == 0 or groups < 2:
-        return math.nan
-    mean = float(np.mean(values))
-    sums: dict[str, float] = defaultdict(float)
-    for value, cluster in zip(values, clusters):
-        sums[cluster] += value - mean
-    return math.sqrt(groups / (groups - 1) * sum(v * v for v in sums.values())) / n
+CLUSTER = "core_id"
+"""The unit of independence: a core example (``317``) with all its variations (``317v3``) and their phrasings,
+which share one story (the paper's 2,000 items are variations of about 106 cores)."""
 
 
-def _scenario(s: SampleScore) -> str:
-    return str((s.sample_metadata or {}).get("scenario_id", s.sample_id))
+def core_rate(scored: list[SampleScore], value_of: Callable[[dict], float]) -> RateEstimate:
+    """The mean of ``value_of(score value)`` over scored samples, with inspect's ``stderr`` clustered by core
+    example (NaN below two cores), its Wilson interval, the samples and the cores."""
+    values = [value_of(s.score.value) for s in scored]  # type: ignore[arg-type]
+    cores = len({(s.sample_metadata or {}).get(CLUSTER) for s in scored})
+    if not values:
+        return rate([], [])
+    se = float(stderr(to_float=value_of, cluster=CLUSTER)(scored)) if cores > 1 else math.nan  # type: ignore[arg-type]
+    return rate_interval(float(np.mean(values)), se, len(values), cores)
+
+
+def _correct(value: dict) -> float:
+    return float(value["correct"])
 
 
 @metric(name="cobe_accuracy")
 def cobe_accuracy() -> Metric:
-    """Share of scored responses passing all three checks (§3.1), with its standard error.
+    """Share of scored responses passing all three checks (§3.1), with its uncertainty clustered by core example.
 
-    ``stderr`` treats the phrasings of one scenario as one cluster (they share a story and its criteria, so their
-    outcomes are correlated); ``stderr_iid`` is the naive one that treats every response as independent.
+    ``accuracy_se`` is inspect's ``stderr(cluster="core_id")``: the variations of one core example and their
+    phrasings share a story and its criteria, so their outcomes are correlated; beside it the 95 % Wilson interval
+    (``accuracy_low`` / ``accuracy_high``), the scored samples (``accuracy_n``) and cores (``accuracy_clusters``).
+    ``accuracy_se_iid`` is the naive SE that treats every response as independent.
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         scored = _scored(scores)
-        correct = [_value(s, "correct") for s in scored]
-        n = len(correct)
-        return {
-            "accuracy": float(np.mean(correct)) if n else math.nan,
-            "stderr": clustered_stderr(correct, [_scenario(s) for s in scored]),
-            "stderr_iid": float(np.std(correct, ddof=1) / math.sqrt(n)) if n > 1 else math.nan,
-        }
+        n = len(scored)
+        iid = float(np.std([_correct(s.score.value) for s in scored], ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+        return core_rate(scored, _correct).metrics("accuracy") | {"accuracy_se_iid": iid}
 
     return compute
 
@@ -218,15 +219,15 @@ SUBCRITERIA = {"E4_numeric_failure": "numeric_checks", "E5_latent_failure": "lat
 
 @metric(name="check_failure_rates")
 def check_failure_rates() -> Metric:
-    """Failure rate of each check, E0 (connectors), E1 (preserve), E2 (change), and the E4 / E5 sub-criteria
-    (Fig. 6): a tagged sample fails E4 (E5) when any check its record tags numeric (latent) fails; NaN when no
-    scored sample's record carries the tag."""
+    """Failure rate of each check, E0 (connectors), E1 (preserve), E2 (change), each with its uncertainty clustered
+    by core example, and the E4 / E5 sub-criteria (Fig. 6): a tagged sample fails E4 (E5) when any check its record
+    tags numeric (latent) fails; NaN when no scored sample's record carries the tag."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         scored = _scored(scores)
-        rates = {
-            f"{c}_failure": float(np.mean([1 - _value(s, c) for s in scored])) if scored else math.nan for c in CHECKS
-        }
+        rates: dict[str, float] = {}
+        for c in CHECKS:
+            rates |= core_rate(scored, lambda value, c=c: 1 - float(value[c])).metrics(f"{c}_failure")
         for name, key in SUBCRITERIA.items():
             fails = [
                 float(any(_value(s, c) == 0 for c in tagged))
@@ -259,18 +260,22 @@ def grouped_accuracy(key: str) -> Metric:
     """Accuracy per value of the sample-metadata ``key`` (domain, graph_type, phrasing, failure_mode, tier).
 
     Figs. 7-9 break accuracy down by graph type, query phrasing and failure mode. Samples without the tag
-    fall in the group ``unlabeled``. Metric names are ``"{key}={group}"``; with no scored sample there is no
+    fall in the group ``unlabeled``. Metric names are ``"{key}={group}"``, each with its uncertainty clustered by
+    core example beside it (``"{key}={group}_se"``, ``_low``, ``_high``, ``_n``, ``_clusters``); with no scored sample there is no
     group, and the breakdown reports one NaN named ``key`` (not inspect's anonymous ``grouped_accuracy{n}``).
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        groups: dict[str, list[float]] = defaultdict(list)
+        groups: dict[str, list[SampleScore]] = defaultdict(list)
         for s in _scored(scores):
             label = (s.sample_metadata or {}).get(key)
-            groups[f"{key}={'unlabeled' if label is None else label}"].append(_value(s, "correct"))
+            groups[f"{key}={'unlabeled' if label is None else label}"].append(s)
         if not groups:
             return {key: math.nan}
-        return {name: float(np.mean(v)) for name, v in sorted(groups.items())}
+        out: dict[str, float] = {}
+        for name, members in sorted(groups.items()):
+            out |= core_rate(members, _correct).metrics(name)
+        return out
 
     return compute
 
@@ -303,6 +308,24 @@ def phrasing_summary() -> Metric:
 
 
 GROUP_KEYS = ("domain", "graph_type", "phrasing", "failure_mode", "tier")
+
+
+COMPARED_GROUPS = ("domain", "graph_type", "phrasing")
+
+
+def comparison_units(scores: list[SampleScore]) -> dict[str, dict[Any, tuple[Any, float, float]]]:
+    """What ``causal-suite compare`` pairs, per metric: sample -> (core example, value, 1) for accuracy, each
+    check's failure and accuracy by domain, graph type and phrasing."""
+    out: dict[str, dict[Any, tuple[Any, float, float]]] = defaultdict(dict)
+    for s in _scored(scores):
+        meta, value = s.sample_metadata or {}, s.score.value
+        core = meta.get(CLUSTER)
+        out["accuracy"][s.sample_id] = (core, _correct(value), 1.0)  # type: ignore[arg-type]
+        for check in CHECKS:
+            out[f"{check}_failure"][s.sample_id] = (core, 1 - float(value[check]), 1.0)  # type: ignore[index]
+        for key in COMPARED_GROUPS:
+            out[f"{key}={meta.get(key, 'unlabeled')}"][s.sample_id] = (core, _correct(value), 1.0)  # type: ignore[arg-type]
+    return dict(out)
 
 
 def cobe_metrics() -> list[Metric]:

@@ -23,6 +23,7 @@ from inspect_ai.solver import generate
 from causal_suite.errors import strict_params
 from causal_suite.params import TaskParams
 from causal_suite.eval_meta import task_version
+from causal_suite.subset import subset_dataset
 from causal_suite.inspect_compat import active_model
 from cobe_inspect.dataset import BUILTIN_DATA, cobe_dataset
 from cobe_inspect.prompts import load_judge_prompts, load_tier_templates
@@ -70,6 +71,8 @@ def cobe(
     self_judge: bool = False,
     judge_retries: int = DEFAULT_RETRIES,
     judge_cache: bool = True,
+    subset: int | None = None,
+    subset_seed: int = 0,
 ) -> Task:
     """CoBe: one sample per (scenario, phrasing), judged on E0/E1/E2 by the ``grader`` model role.
 
@@ -90,6 +93,9 @@ def cobe(
         judge_retries: How many times an unreadable judge reply is asked again before the sample is unscored (0 to
             20).
         judge_cache: Send judge calls through inspect's model cache, so re-scoring a log does not pay again.
+        subset: Keep N core examples, each with all its variations and phrasings, drawn with ``subset_seed`` (a
+            representative small run; ``--limit N`` takes the first N samples in file order). Default: all.
+        subset_seed: Seed of the ``subset`` draw (default 0).
     """
     check = TaskParams("cobe")
     data, judge_prompts = check.text("data", data), check.text("judge_prompts", judge_prompts)
@@ -99,7 +105,9 @@ def cobe(
     self_judge, judge_cache = check.boolean("self_judge", self_judge), check.boolean("judge_cache", judge_cache)
     judge_retries = check.integer("judge_retries", judge_retries, at_least=0, at_most=MAX_RETRIES)
     respondent = load_tier_templates(tier_prompts)
-    dataset = cobe_dataset(data, tier, phrasings, respondent)
+    dataset = subset_dataset(
+        cobe_dataset(data, tier, phrasings, respondent), subset, "core_id", seed=subset_seed, what="core examples"
+    )
     scorer = cobe_judge(judge_prompts=judge_prompts, retries=judge_retries, cache=judge_cache, self_judge=self_judge)
     return Task(
         dataset=dataset,
@@ -114,5 +122,6 @@ def cobe(
             "builtin": data is None or str(data) == str(BUILTIN_DATA),
             "judge": judge_record(self_judge, judge_prompts),
             "respondent_prompts": respondent.describe(),
+            "subset": None if subset is None else {"core_examples": subset, "seed": subset_seed},
         },
     )

@@ -11,20 +11,26 @@ Metrics use the observation unit of the dose files: one (base, twin, dose) row p
 by three dose manifests counts three times overall, once in each dose (the pooled five-dose corpus of §3.2). A
 sample's ``same_text`` metadata (other pool records with its text) contributes those records' pairs with the
 sample's Y.
+
+Every rate carries its uncertainty in the log (``causal_suite.uncertainty``, issue 25): beside ``break_rate`` come
+``break_rate_se`` (cluster-robust delta method, the unit of independence being the base problem: a base, its
+twins and all their draws are one cluster), ``break_rate_low`` / ``break_rate_high`` (95 % Wilson interval at the
+effective sample size), ``break_rate_n`` (pairs with Y(base) = 1) and ``break_rate_clusters`` (their bases); the
+same for each family, dose, the identity floor, base accuracy, mean π and the fragile fraction (n: bases).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from causal_suite.fragility import break_event, ccd_pi, is_fragile, solved
-from causal_suite.fragility import break_rate as break_rate_of
-from causal_suite.scores import is_unscored, named
+from causal_suite.scores import is_unscored
+from causal_suite.uncertainty import RateEstimate, rate, ratio
 from glass_inspect.corpus.contract import IDENTITY
 
 
@@ -72,8 +78,10 @@ def pair_outcomes(scores: list[SampleScore]) -> list[PairOutcome]:
     ]
 
 
-def _break_rate(pairs: list[PairOutcome]) -> float:
-    return break_rate_of([p.y_base for p in pairs], [p.y_twin for p in pairs])
+def pair_break_rate(pairs: list[PairOutcome]) -> RateEstimate:
+    """P(B=1 | Y(base)=1) over ``pairs`` with its uncertainty clustered by base (a ratio: the pairs of solved bases
+    are the denominator)."""
+    return ratio([p.broke for p in pairs], [solved(p.y_base) for p in pairs], [p.base_id for p in pairs])
 
 
 def _perturbing(scores: list[SampleScore]) -> list[PairOutcome]:
@@ -89,9 +97,9 @@ def pi_by_base(scores: list[SampleScore]) -> dict[str, float]:
     return {b: ccd_pi(ps[0].y_base, [p.y_twin for p in ps]) for b, ps in pairs.items()}
 
 
-def _mean(values: Iterable[float]) -> float:
-    values = list(values)
-    return sum(values) / len(values) if values else float("nan")
+def _base_rate(by_base: dict[str, float]) -> RateEstimate:
+    """The mean of one value per base (each base its own cluster)."""
+    return rate(list(by_base.values()), list(by_base))
 
 
 @metric
@@ -99,7 +107,7 @@ def base_accuracy() -> Metric:
     """Mean Y over the base problems."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        return named("base_accuracy", _mean(base_outcomes(scores).values()))
+        return _base_rate(base_outcomes(scores)).metrics("base_accuracy")
 
     return compute
 
@@ -109,17 +117,21 @@ def break_rate() -> Metric:
     """P(B=1 | Y(base)=1) over all non-identity pairs."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        return named("break_rate", _break_rate(_perturbing(scores)))
+        return pair_break_rate(_perturbing(scores)).metrics("break_rate")
 
     return compute
 
 
 def _break_rates_by(scores: list[SampleScore], key: Callable[[PairOutcome], Any], label: str) -> dict[str, float]:
-    """The break rate of each group of perturbing pairs, keyed ``label.format(group)`` in group order."""
+    """The break rate (with its uncertainty) of each group of perturbing pairs, keyed ``label.format(group)`` in
+    group order."""
     by: dict[Any, list[PairOutcome]] = defaultdict(list)
     for p in _perturbing(scores):
         by[key(p)].append(p)
-    return {label.format(group): _break_rate(ps) for group, ps in sorted(by.items())}
+    out: dict[str, float] = {}
+    for group, ps in sorted(by.items()):
+        out |= pair_break_rate(ps).metrics(label.format(group))
+    return out
 
 
 @metric
@@ -147,7 +159,7 @@ def mean_pi() -> Metric:
     """Mean pi(J) over the solved bases that have twins."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        return named("mean_pi", _mean(pi_by_base(scores).values()))
+        return _base_rate(pi_by_base(scores)).metrics("mean_pi")
 
     return compute
 
@@ -157,7 +169,8 @@ def fragile_fraction() -> Metric:
     """Share of solved bases with pi > 0.05 (§7 step 9; ``causal_suite.fragility.FRAGILE_THRESHOLD``)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        return named("fragile_fraction", _mean([is_fragile(pi) for pi in pi_by_base(scores).values()]))
+        fragile = {base: float(is_fragile(pi)) for base, pi in pi_by_base(scores).items()}
+        return _base_rate(fragile).metrics("fragile_fraction")
 
     return compute
 
@@ -167,9 +180,29 @@ def identity_floor() -> Metric:
     """Break rate of identity twins: the re-sampling floor of B (§7 step 8)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        return named("identity_floor", _break_rate([p for p in pair_outcomes(scores) if p.operator == IDENTITY]))
+        identity = [p for p in pair_outcomes(scores) if p.operator == IDENTITY]
+        return pair_break_rate(identity).metrics("identity_floor")
 
     return compute
+
+
+def comparison_units(scores: list[SampleScore]) -> dict[str, dict[Any, tuple[Any, float, float]]]:
+    """What ``causal-suite compare`` pairs, per metric: unit -> (cluster, numerator, denominator), the units and
+    clusters of the metrics above (a pair per (base, twin, dose), its base the cluster; a base for base accuracy)."""
+    out: dict[str, dict[Any, tuple[Any, float, float]]] = defaultdict(dict)
+    for p in sorted(pair_outcomes(scores), key=lambda p: (p.operator, p.dose)):
+        cell = (p.base_id, float(p.broke), float(solved(p.y_base)))
+        if p.operator == IDENTITY:
+            names = ["identity_floor"]
+        else:
+            names = ["break_rate", f"break_rate_{p.operator}", f"break_rate_m{p.dose}"]
+        for name in names:
+            out[name][(p.base_id, p.twin_id, p.dose)] = cell
+    for base, y in base_outcomes(scores).items():
+        out["base_accuracy"][base] = (base, y, 1.0)
+    order = ["break_rate", *(n for n in out if n.startswith("break_rate_") and not n[11:].startswith("m"))]
+    order += [n for n in out if n.startswith("break_rate_m")] + ["identity_floor", "base_accuracy"]
+    return {name: out[name] for name in order if name in out}
 
 
 GLASS_METRICS = [  # the headline first (the viewer's log list shows it): the break rate, then what it is read against

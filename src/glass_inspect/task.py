@@ -37,6 +37,7 @@ from causal_suite.params import TaskParams
 from glass_inspect.answers import SUITES
 from causal_suite.eval_meta import task_version
 from causal_suite.files import sha256_file
+from causal_suite.subset import subset_dataset
 from glass_inspect.corpus.builtin import default_corpus
 from glass_inspect.corpus.contract import DEFAULT_DOSES as DOSES
 from glass_inspect.corpus.contract import parse_doses, read_corpus_info, read_pool
@@ -77,6 +78,8 @@ def glass_task(
     layout: str = "epochs",
     choices: str | bool = "auto",
     draws: int | None = None,
+    subset: int | None = None,
+    subset_seed: int = 0,
 ) -> Task:
     """The eval task of one suite (shared by ``glassgsm`` and ``glassmath``); validates before any model call.
 
@@ -96,8 +99,10 @@ def glass_task(
             raise SuiteInputError(f"glass corpus directory '{root}' is a file: pass the folder `glass-build` wrote.")
     selection = GlassSelection(root, suite, parse_doses(doses), parse_families(families), identity)
     dataset, meta = glass_dataset(selection)
+    dataset = subset_dataset(dataset, subset, "base_id", seed=subset_seed, what="bases")
     in_sample = layout == "sample"
     meta |= {"layout": layout} | ({"draws": n_draws, "choices": choices} if in_sample else {})
+    meta |= {"subset": None if subset is None else {"bases": subset, "seed": subset_seed}}
     return Task(
         dataset=dataset,
         solver=glass_solve(suite, draws=n_draws, choices=choices) if in_sample else glass_solve(suite),
@@ -121,6 +126,8 @@ def glassgsm(
     layout: str = "epochs",
     choices: str | bool = "auto",
     draws: int | None = None,
+    subset: int | None = None,
+    subset_seed: int = 0,
 ) -> Task:
     """GlassGSM: GSM8K-style word problems and their meaning-preserving twins.
 
@@ -139,8 +146,13 @@ def glassgsm(
             concurrent request per draw).
         draws: With ``layout=sample``: draws per prompt (default 5). With ``layout=epochs`` the draws are the
             task's epochs (5): pass ``--epochs N``; Y is the modal answer over the draws.
+        subset: Keep N base problems, each with all its twins, drawn with ``subset_seed`` (a representative small
+            run; ``--limit N`` cuts the first N prompts in file order instead). Default: every base.
+        subset_seed: Seed of the ``subset`` draw (default 0).
     """
-    return glass_task("gsm", corpus, doses, families, temperature, identity, layout, choices, draws)
+    return glass_task(
+        "gsm", corpus, doses, families, temperature, identity, layout, choices, draws, subset, subset_seed
+    )
 
 
 @task
@@ -154,6 +166,8 @@ def glassmath(
     layout: str = "epochs",
     choices: str | bool = "auto",
     draws: int | None = None,
+    subset: int | None = None,
+    subset_seed: int = 0,
 ) -> Task:
     """GlassMATH: competition mathematics problems (Hendrycks MATH style) and their twins.
 
@@ -172,8 +186,13 @@ def glassmath(
             concurrent request per draw).
         draws: With ``layout=sample``: draws per prompt (default 5). With ``layout=epochs`` the draws are the
             task's epochs (5): pass ``--epochs N``; Y is the modal answer over the draws.
+        subset: Keep N base problems, each with all its twins, drawn with ``subset_seed`` (a representative small
+            run; ``--limit N`` cuts the first N prompts in file order instead). Default: every base.
+        subset_seed: Seed of the ``subset`` draw (default 0).
     """
-    return glass_task("math", corpus, doses, families, temperature, identity, layout, choices, draws)
+    return glass_task(
+        "math", corpus, doses, families, temperature, identity, layout, choices, draws, subset, subset_seed
+    )
 
 
 @task

@@ -232,19 +232,29 @@ def test_iv_first_stage_is_an_iv_stage_error(tmp_path):
     assert classify_miss("IV", first_stage, 0.2, abs(first_stage - 0.2) / 0.2, 0.5, str(path)) == "iv_stage"
 
 
-def sample_score(value: dict, family="DID") -> SampleScore:
-    return SampleScore(score=Score(value=value), sample_id="x", sample_metadata={"family": family})
+def sample_score(value: dict, family="DID", sample_id="x") -> SampleScore:
+    return SampleScore(score=Score(value=value), sample_id=sample_id, sample_metadata={"family": family})
 
 
 def test_conditional_pass_and_taxonomy_metrics():
-    base = {f"fail_{f}": 0.0 for f in scorers.FAILURES}
+    base = {f"fail_{f}": 0.0 for f in scorers.FAILURES} | {"L1": 1.0, "L2a": 1.0, "environment": 0.0}
+    base |= {scorers.sweep_key(t): 0.0 for t in scorers.SWEEP} | {"environment_degraded": 0.0}
     rows = [
         {**base, "L2b": 1.0, "L2b_plus": 1.0},
         {**base, "L2b": 1.0, "L2b_plus": 0.0, "fail_other": 1.0},
         {**base, "L2b": 0.0, "L2b_plus": 0.0, "fail_execution_failure": 1.0},
     ]
-    scores = [sample_score(r) for r in rows]
-    assert conditional_pass()(scores) == pytest.approx({"conditional_pass": 0.5})
+    scores = [sample_score(r, sample_id=f"s{i}") for i, r in enumerate(rows)]
+    passed = conditional_pass()(scores)
+    assert passed["conditional_pass"] == pytest.approx(0.5)
+    # over the two runs that executed, two scenarios: residuals +-0.5, CR1 sqrt(2 * 0.5) / 2
+    assert (passed["conditional_pass_n"], passed["conditional_pass_clusters"]) == (2, 2)
+    assert passed["conditional_pass_se"] == pytest.approx(0.5)
+    levels = scorers.rates()(scores)
+    assert levels["L2b"] == pytest.approx(2 / 3) and (levels["L2b_n"], levels["L2b_clusters"]) == (3, 3)
+    assert levels["L2b_low"] < 2 / 3 < levels["L2b_high"]
+    family = scorers.by_family()(scores)
+    assert family["DID_L2b_plus"] == pytest.approx(1 / 3) and family["DID_L2b_plus_n"] == 3
     taxonomy = failure_taxonomy()(scores)
     assert taxonomy["other"] == pytest.approx(1 / 3) and taxonomy["execution_failure"] == pytest.approx(1 / 3)
 

@@ -48,7 +48,7 @@ def test_eval_end_to_end_metrics_in_log_and_rescore_from_cache(scripted, tmp_pat
     )
     assert log.status == "success"
     back = read_eval_log(log.location)
-    assert back.eval.task_version == "2-A" and len(back.samples) == 6
+    assert back.eval.task_version == "2-B" and len(back.samples) == 6
     assert sorted(s.id for s in back.samples) == sorted(f"{c}v1-{p}" for c in (501, 502) for p in "ABC")
 
     [result] = back.results.scores
@@ -198,13 +198,10 @@ def test_nothing_scored_leaves_every_metric_named_and_nan(scripted, tmp_path):
     [result] = log.results.scores
     assert (result.scored_samples, result.unscored_samples) == (0, 1)
     metrics = {name: m.value for name, m in result.metrics.items()}
-    assert set(metrics) == {
-        "accuracy",
-        "stderr",
-        "stderr_iid",
-        "E0_failure",
-        "E1_failure",
-        "E2_failure",
+    rates = ("accuracy", "E0_failure", "E1_failure", "E2_failure")
+    with_interval = {f"{r}{s}" for r in rates for s in ("", "_se", "_low", "_high", "_n", "_clusters")}
+    assert set(metrics) == with_interval | {
+        "accuracy_se_iid",
         "E4_numeric_failure",
         "E5_latent_failure",
         "self_judged",
@@ -216,7 +213,8 @@ def test_nothing_scored_leaves_every_metric_named_and_nan(scripted, tmp_path):
         "failure_mode",
         "tier",
     }
-    assert all(math.isnan(v) for v in metrics.values())  # inspect gives metrics the scored samples only
+    # inspect gives metrics the scored samples only: every rate NaN, counted on 0 samples in 0 cores
+    assert all(math.isnan(v) if not k.endswith(("_n", "_clusters")) else v == 0 for k, v in metrics.items())
 
 
 def test_the_suite_demo_runs_cobe_self_judged(tmp_path, capsys):
@@ -228,3 +226,6 @@ def test_the_suite_demo_runs_cobe_self_judged(tmp_path, capsys):
     [path] = (tmp_path / "logs").glob("*.eval")
     log = read_eval_log(str(path))
     assert log.eval.task_args["self_judge"] is True and log.eval.metadata["judge"]["self_judged"] is True
+    # the demo's slice is one whole core example (its three phrasings), not the first samples in file order
+    assert log.eval.task_args["subset"] == 1 and len({s.metadata["core_id"] for s in log.samples}) == 1
+    assert len(log.samples) == 3

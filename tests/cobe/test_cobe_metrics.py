@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
 import pytest
 from inspect_ai.scorer import SampleScore, Score
 
 from cobe_inspect.scorers import (
     check_failure_rates,
-    clustered_stderr,
     cobe_accuracy,
     grouped_accuracy,
     phrasing_summary,
@@ -20,7 +18,8 @@ from cobe_inspect.scorers import (
 
 def sample(scenario: str, phrasing: str, graph: str, e0: int, e1: int, e2: int) -> SampleScore:
     value = {"E0": e0, "E1": e1, "E2": e2, "correct": int(e0 and e1 and e2)}
-    meta = {"scenario_id": scenario, "phrasing": phrasing, "graph_type": graph, "domain": "Everyday", "tier": 1}
+    meta = {"scenario_id": scenario, "core_id": int(scenario.split("v")[0]), "phrasing": phrasing, "graph_type": graph}
+    meta |= {"domain": "Everyday", "tier": 1}
     return SampleScore(score=Score(value=value), sample_id=f"{scenario}-{phrasing}", sample_metadata=meta)
 
 
@@ -34,31 +33,42 @@ SCORES = [
 ]
 
 
-def test_accuracy_and_stderr_clustered_by_scenario():
+def test_accuracy_and_stderr_clustered_by_core_example():
     result = cobe_accuracy()(SCORES)
     assert result["accuracy"] == pytest.approx(3 / 5)
-    assert result["stderr_iid"] == pytest.approx(math.sqrt(0.3) / math.sqrt(5))
-    # residuals from 0.6: scenario 1v1 (0.4, -0.6, 0.4) sums to 0.2, 2v1 (-0.6, 0.4) to -0.2;
+    assert result["accuracy_se_iid"] == pytest.approx(math.sqrt(0.3) / math.sqrt(5))
+    # residuals from 0.6: core 1 (0.4, -0.6, 0.4) sums to 0.2, core 2 (-0.6, 0.4) to -0.2;
     # CR1: sqrt(G / (G - 1) * (0.2^2 + 0.2^2)) / n = sqrt(2 * 0.08) / 5
-    assert result["stderr"] == pytest.approx(0.08)
+    assert result["accuracy_se"] == pytest.approx(0.08)
+    assert (result["accuracy_n"], result["accuracy_clusters"]) == (5, 2)
+    assert result["accuracy_low"] < 0.6 < result["accuracy_high"]
 
 
-def test_clustered_stderr_equals_iid_with_one_response_per_scenario():
-    values = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0]
-    iid = float(np.std(values, ddof=1) / math.sqrt(len(values)))
-    assert clustered_stderr(values, [str(i) for i in range(len(values))]) == pytest.approx(iid)
-    assert math.isnan(clustered_stderr(values, ["one"] * len(values)))
-    assert math.isnan(clustered_stderr([], []))
+def test_variations_of_one_core_are_one_cluster():
+    # 10 cores x 3 variations x 2 phrasings; the variations of a core always agree, so clustering by variation
+    # (the old unit) understates the SE and clustering by core does not
+    scores = [
+        SampleScore(
+            score=Score(value={"E0": 1, "E1": 1, "E2": 1, "correct": core % 2}),
+            sample_id=f"{core}v{v}-{p}",
+            sample_metadata={"core_id": core, "scenario_id": f"{core}v{v}", "phrasing": p},
+        )
+        for core in range(10)
+        for v in range(3)
+        for p in "AB"
+    ]
+    result = cobe_accuracy()(scores)
+    assert result["accuracy_clusters"] == 10 and result["accuracy_n"] == 60
+    assert result["accuracy_se"] == pytest.approx(math.sqrt(10 / 9 * 10 * (6 * 0.5) ** 2) / 60)
+    by_variation = math.sqrt(30 / 29 * 30 * (2 * 0.5) ** 2) / 60
+    assert result["accuracy_se"] == pytest.approx(math.sqrt(3 * 29 / 27) * by_variation)
+    assert result["accuracy_se"] > 2.4 * result["accuracy_se_iid"]
 
 
-def test_clustered_stderr_grows_when_phrasings_agree():
-    # 10 scenarios x 3 phrasings; the phrasings of a scenario always agree: the cluster SE is sqrt(3) times the naive
-    values = [float(i % 2) for i in range(10) for _ in range(3)]
-    clusters = [str(i) for i in range(10) for _ in range(3)]
-    iid = float(np.std(values, ddof=1) / math.sqrt(len(values)))
-    clustered = clustered_stderr(values, clusters)
-    assert clustered > 1.6 * iid
-    assert clustered == pytest.approx(math.sqrt(10 / 9 * 10 * (3 * 0.5) ** 2) / 30)
+def test_one_core_has_no_standard_error():
+    result = cobe_accuracy()([s for s in SCORES if s.sample_metadata.get("core_id") == 1])
+    assert math.isnan(result["accuracy_se"]) and result["accuracy_clusters"] == 1
+    assert 0 < result["accuracy_low"] < result["accuracy_high"] < 1  # Wilson on one effective unit
 
 
 def test_check_failure_rates():
@@ -67,6 +77,7 @@ def test_check_failure_rates():
         {"E0_failure": 0.2, "E1_failure": 0.2, "E2_failure": 0.2}
     )
     assert math.isnan(rates["E4_numeric_failure"]) and math.isnan(rates["E5_latent_failure"])  # nothing tagged
+    assert rates["E0_failure_n"] == 5 and rates["E0_failure_clusters"] == 2 and rates["E0_failure_se"] > 0
 
 
 def tagged(scenario: str, e1: int, e2: int, numeric: list[str], latent: list[str]) -> SampleScore:
@@ -91,8 +102,11 @@ def test_numeric_and_latent_subcriteria_fail_on_their_tagged_checks():
 
 
 def test_grouped_accuracy_with_unlabeled_group():
-    assert grouped_accuracy("graph_type")(SCORES) == pytest.approx({"graph_type=chain": 2 / 3, "graph_type=fork": 0.5})
-    assert grouped_accuracy("failure_mode")(SCORES) == pytest.approx({"failure_mode=unlabeled": 0.6})
+    by_graph = grouped_accuracy("graph_type")(SCORES)
+    assert [by_graph["graph_type=chain"], by_graph["graph_type=fork"]] == pytest.approx([2 / 3, 0.5])
+    assert (by_graph["graph_type=chain_n"], by_graph["graph_type=chain_clusters"]) == (3, 1)
+    assert grouped_accuracy("failure_mode")(SCORES)["failure_mode=unlabeled"] == pytest.approx(0.6)
+    assert grouped_accuracy("failure_mode")(SCORES)["failure_mode=unlabeled_se"] == pytest.approx(0.08)
 
 
 def test_phrasing_summary_mean_std_and_scenario_level():
@@ -127,7 +141,7 @@ def test_phrasing_summary_reproduces_table5_from_fig8(shared_dir):
             rate = results["by_query"]["values"][phrasing][model]  # percent, one decimal
             hits = round(rate * 10)
             meta = {"phrasing": phrasing}
-            hit, miss = sample("x", phrasing, "chain", 1, 1, 1).score, sample("x", phrasing, "chain", 1, 0, 1).score
+            hit, miss = sample("0v1", phrasing, "chain", 1, 1, 1).score, sample("0v1", phrasing, "chain", 1, 0, 1).score
             scores += [
                 SampleScore.model_construct(
                     score=hit if i < hits else miss,

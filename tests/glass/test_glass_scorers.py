@@ -170,17 +170,60 @@ SCORES = [
 ]
 
 
+UNCERTAINTY = ("_se", "_low", "_high", "_n", "_clusters")
+
+
+def rates(values: dict[str, float]) -> dict[str, float]:
+    """The rates of a metric's entries, without the uncertainty beside each."""
+    return {k: v for k, v in values.items() if not k.endswith(UNCERTAINTY)}
+
+
 def test_metrics_by_hand():
-    assert base_accuracy()(SCORES) == pytest.approx({"base_accuracy": 2 / 3})
-    assert break_rate()(SCORES) == pytest.approx({"break_rate": 1 / 6})
-    assert family_break_rate()(SCORES) == pytest.approx(
+    assert rates(base_accuracy()(SCORES)) == pytest.approx({"base_accuracy": 2 / 3})
+    assert rates(break_rate()(SCORES)) == pytest.approx({"break_rate": 1 / 6})
+    assert rates(family_break_rate()(SCORES)) == pytest.approx(
         {"break_rate_entity_rename": 0.0, "break_rate_irrelevant_context": 0.0, "break_rate_sentence_reorder": 1 / 3}
     )
-    assert dose_break_rate()(SCORES) == pytest.approx({"break_rate_m1": 0.0, "break_rate_m3": 1 / 4})
+    assert rates(dose_break_rate()(SCORES)) == pytest.approx({"break_rate_m1": 0.0, "break_rate_m3": 1 / 4})
     assert pi_by_base(SCORES) == pytest.approx({"A": 0.25, "B": 0.0})
-    assert mean_pi()(SCORES) == pytest.approx({"mean_pi": 0.125})
-    assert fragile_fraction()(SCORES) == pytest.approx({"fragile_fraction": 0.5})
-    assert identity_floor()(SCORES) == pytest.approx({"identity_floor": 2 / 4})
+    assert rates(mean_pi()(SCORES)) == pytest.approx({"mean_pi": 0.125})
+    assert rates(fragile_fraction()(SCORES)) == pytest.approx({"fragile_fraction": 0.5})
+    assert rates(identity_floor()(SCORES)) == pytest.approx({"identity_floor": 2 / 4})
+
+
+def test_every_rate_carries_its_count_clusters_and_interval():
+    overall = break_rate()(SCORES)
+    # 6 pairs of solved bases (A: 4, B: 2) in 2 clusters; C's pair is censored, not counted
+    assert (overall["break_rate_n"], overall["break_rate_clusters"]) == (6, 2)
+    # by hand: R = 1/6, influences (1 - 4R)/6 and (0 - 2R)/6, CR1 factor G/(G-1) = 2
+    z = [(1 - 4 / 6) / 6, (0 - 2 / 6) / 6]
+    assert overall["break_rate_se"] == pytest.approx(math.sqrt(2 * sum(v * v for v in z)))
+    assert 0 <= overall["break_rate_low"] < 1 / 6 < overall["break_rate_high"] <= 1
+    family = family_break_rate()(SCORES)
+    assert (family["break_rate_sentence_reorder_n"], family["break_rate_sentence_reorder_clusters"]) == (3, 2)
+    # entity_rename never broke: its interval still has a width (Wilson at 0)
+    assert family["break_rate_entity_rename"] == 0 and family["break_rate_entity_rename_high"] > 0
+    assert base_accuracy()(SCORES)["base_accuracy_n"] == 3 and mean_pi()(SCORES)["mean_pi_clusters"] == 2
+
+
+def test_break_rate_se_matches_a_brute_force_bootstrap_over_bases():
+    """A synthetic glass log of 40 bases with 2-6 twins each, base-level fragility; the SE in the metric against
+    resampling whole bases (a base with all its twins) 3,000 times."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    scores, by_base = [], []
+    for b in range(40):
+        solved_base = float(rng.uniform() < 0.7)
+        fragility = rng.beta(1, 3)
+        twins = [float(rng.uniform() > fragility) for _ in range(rng.integers(2, 7))]
+        group = [sample(f"b{b}", f"b{b}", "base", [1], solved_base)]
+        group += [sample(f"b{b}-{t}", f"b{b}", "entity_rename", [1], y) for t, y in enumerate(twins)]
+        scores += group
+        by_base.append(group)
+    est = break_rate()(scores)
+    draws = [break_rate()([s for i in rng.integers(0, 40, 40) for s in by_base[i]])["break_rate"] for _ in range(3000)]
+    assert est["break_rate_se"] == pytest.approx(float(np.nanstd(draws, ddof=1)), rel=0.1)
 
 
 def test_metrics_use_same_text_copies_and_skip_unscored():
@@ -188,18 +231,21 @@ def test_metrics_use_same_text_copies_and_skip_unscored():
     scores = [s for s in SCORES if s.sample_id != "A-so"]
     scores.append(sample("A-so", "A", "sentence_reorder", [3], 0.0, same_text=[copy]))
     assert dose_break_rate()(scores)["break_rate_m1"] == pytest.approx(1 / 3)  # A-so2 breaks A at dose 1
+    assert dose_break_rate()(scores)["break_rate_m1_n"] == 3
     unscored = [s for s in scores if s.sample_id != "A"] + [
         SampleScore(
             score=Score.unscored(reason="scoring_failed"), sample_id="A", sample_metadata=SCORES[0].sample_metadata
         )
     ]
-    assert base_accuracy()(unscored) == pytest.approx({"base_accuracy": 1 / 2})  # A is out; its twins have no base Y
+    assert rates(base_accuracy()(unscored)) == pytest.approx(
+        {"base_accuracy": 1 / 2}
+    )  # A is out; its twins have no base Y
     assert pi_by_base(unscored) == {"B": 0.0}
 
 
 def test_metrics_without_a_solved_base_are_nan():
     unsolved = [sample("C", "C", "base", [1], 0.0), sample("C-er", "C", "entity_rename", [1], 1.0)]
-    assert base_accuracy()(unsolved) == {"base_accuracy": 0.0}
+    assert rates(base_accuracy()(unsolved)) == {"base_accuracy": 0.0}
     assert math.isnan(break_rate()(unsolved)["break_rate"]) and math.isnan(mean_pi()(unsolved)["mean_pi"])
     assert math.isnan(fragile_fraction()(unsolved)["fragile_fraction"])
     assert math.isnan(identity_floor()(unsolved)["identity_floor"])

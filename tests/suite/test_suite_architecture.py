@@ -34,7 +34,7 @@ GRAPH = import_graph.build_graph(REPO / "src")
 KNOWN_CYCLES: list[set[str]] = []
 
 BENCHMARKS = ("cobe_inspect", "glass_inspect", "causalverify_inspect", "frail")
-SUITE_APPS = ("causal_suite.cli", "causal_suite.report", "causal_suite.rescore")  # the causal-suite command
+SUITE_APPS = ("causal_suite.cli", "causal_suite.compare", "causal_suite.report", "causal_suite.rescore")  # causal-suite
 PURE = {"glass_inspect": ("glass_inspect.answers", "glass_inspect.prompts")}
 DATA_TOOLING = {
     "glass_inspect": "glass_inspect.corpus",

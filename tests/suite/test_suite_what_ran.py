@@ -18,6 +18,11 @@ def metric_names(log) -> list[str]:
     return [m.name for score in log.results.scores for m in score.metrics.values()]
 
 
+def rate_names(names: list[str]) -> list[str]:
+    """The rates among metric names, without the uncertainty each carries beside it (``_se``, ``_low``, ...)."""
+    return [n for n in names if not n.endswith(("_se", "_low", "_high", "_n", "_clusters"))]
+
+
 def test_cli_epochs_2_is_what_the_glass_log_header_says(tmp_path):
     replies = tmp_path / "replies.yaml"
     replies.write_text(yaml.safe_dump({"*": "The answer is 42.\nANSWER: 42"}), encoding="utf-8")
@@ -32,7 +37,8 @@ def test_cli_epochs_2_is_what_the_glass_log_header_says(tmp_path):
     assert sorted({s.epoch for s in log.samples}) == [1, 2] and len(log.samples) == 6
     assert all(len(r.metadata["answers"]) == 2 for r in log.reductions[0].samples)  # Y over the 2 draws that ran
     names = metric_names(log)
-    assert names[:3] == ["break_rate", "base_accuracy", "identity_floor"] and not any("/" in n for n in names)
+    assert rate_names(names)[:3] == ["break_rate", "base_accuracy", "identity_floor"]
+    assert names[:2] == ["break_rate", "break_rate_se"] and not any("/" in n for n in names)
     assert log.eval.headline_metric.metric == "break_rate"  # declared: the viewer's log list shows it
 
 
@@ -89,5 +95,5 @@ def test_exp_b_records_the_sandbox_that_ran_and_the_extractor(tmp_path, scripted
     score = log.samples[0].scores["exp_b_scorer"]
     assert score.metadata["extractor_model"] == "mockllm/extractor"
     names = metric_names(log)
-    assert names[:2] == ["L2b_plus", "L2b"] and not any("/" in n for n in names)
+    assert rate_names(names)[:2] == ["L2b_plus", "L2b"] and not any("/" in n for n in names)
     assert log.eval.headline_metric.metric == "L2b_plus"
