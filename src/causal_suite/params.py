@@ -106,6 +106,12 @@ class TaskParams:
             raise self.fail(name, "a whole number" + (f" {bounds}" if bounds else ""), value)
         return int(number)
 
+    def subset(self, subset: Any, subset_seed: Any) -> tuple[int | None, int]:
+        """The ``subset`` / ``subset_seed`` pair of a task (``causal_suite.subset``): a cluster count >= 1 or unset,
+        and a seed >= 0."""
+        count = None if subset is None else self.integer("subset", subset, at_least=1)
+        return count, self.integer("subset_seed", subset_seed, at_least=0)
+
     def choice(self, name: str, value: Any, options: Sequence[str]) -> str:
         """One of ``options`` (compared as given: a string)."""
         if not isinstance(value, str) or value not in options:

@@ -98,8 +98,7 @@ def exp_b(
     es_windows = check.choice("es_windows", es_windows, ES_WINDOW_RULES)
     upstream_wrapper = check.boolean("upstream_wrapper", upstream_wrapper, optional=True)
     calibration = check.boolean("calibration", calibration)
-    subset = check.integer("subset", subset, at_least=1) if subset is not None else None
-    subset_seed = check.integer("subset_seed", subset_seed, at_least=0)
+    subset, subset_seed = check.subset(subset, subset_seed)
     dataset = subset_dataset(exp_b_dataset(scenarios, ids), subset, None, "family", subset_seed, what="scenarios")
     if responses is not None:
         if not responses_model:

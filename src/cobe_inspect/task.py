@@ -104,6 +104,7 @@ def cobe(
     phrasings = check.items("phrasings", phrasings, "phrasings")
     self_judge, judge_cache = check.boolean("self_judge", self_judge), check.boolean("judge_cache", judge_cache)
     judge_retries = check.integer("judge_retries", judge_retries, at_least=0, at_most=MAX_RETRIES)
+    subset, subset_seed = check.subset(subset, subset_seed)
     respondent = load_tier_templates(tier_prompts)
     dataset = subset_dataset(
         cobe_dataset(data, tier, phrasings, respondent), subset, "core_id", seed=subset_seed, what="core examples"

@@ -91,6 +91,7 @@ def glass_task(
     identity = check.boolean("identity", identity)
     layout, choices = parse_layout(layout), parse_choices(choices)
     n_draws = _draws(draws, layout, check)
+    subset, subset_seed = check.subset(subset, subset_seed)
     if corpus is None:
         root = Path(default_corpus(suite))
     else:
