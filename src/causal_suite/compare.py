@@ -54,7 +54,7 @@ def benchmark_of(header: EvalLog) -> str | None:
 
 def fingerprint(header: EvalLog) -> dict[str, Any]:
     """What two logs must share to be compared: task, version, corpus / manifests (sha256; CoBe: its data file,
-    exp_b: its dataset), judge (CoBe's grader and judge prompts, exp_b's extractor), tier and tolerance."""
+    exp_b: its scenarios' digest, else its dataset), judge (CoBe's grader and judge prompts, exp_b's extractor), tier and tolerance."""
     meta = header.eval.metadata or {}
     glass = meta.get("glass") or {}
     judge = meta.get("judge") or {}  # CoBe's grader; exp_b's judge is its extractor role
@@ -65,6 +65,8 @@ def fingerprint(header: EvalLog) -> dict[str, Any]:
         corpus = [glass.get("pool", {}).get("sha256"), *(m.get("sha256") for m in glass.get("manifests", []))]
     elif "data" in meta:
         corpus = meta["data"]
+    elif "scenarios_sha256" in meta:
+        corpus = meta["scenarios_sha256"]
     else:
         corpus = header.eval.dataset.location or header.eval.dataset.name
     return {

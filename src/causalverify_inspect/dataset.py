@@ -12,6 +12,7 @@ authored contexts (``data/exp_a_contexts.json``).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.fields import check_type
+from causal_suite.files import sha256_file
 from causal_suite.jsonl import read_json, read_records
 from causalverify_inspect.prompts import EXP_A_USER, exp_b_prompt
 from causalverify_inspect.scenarios import DIRECTIONS, FAMILIES, Scenario, load_scenarios
@@ -46,6 +48,16 @@ def scenario_to_sample(scenario: Scenario) -> Sample:
             "direction": scenario.direction,
         },
     )
+
+
+def scenarios_digest(samples: Sequence[Sample]) -> str:
+    """The sha256 of what an Exp B run is measured on: each sample's id, canonical estimate and data file bytes, in
+    id order (two logs with the same digest scored the same scenarios against the same references)."""
+    h = hashlib.sha256()
+    for sample in sorted(samples, key=lambda s: str(s.id)):
+        meta = sample.metadata or {}
+        h.update(f"{sample.id}\t{meta.get('canonical')!r}\t{sha256_file(meta['data_path'])}\n".encode())
+    return h.hexdigest()
 
 
 def select_scenarios(scenarios: list[Scenario], ids: Sequence[str] | str | None) -> list[Scenario]:

@@ -23,7 +23,7 @@ from causal_suite.errors import SuiteInputError, strict_params
 from causal_suite.params import TaskParams
 from causal_suite.eval_meta import task_version
 from causal_suite.subset import subset_dataset
-from causalverify_inspect.dataset import check_cached_responses, exp_a_dataset, exp_b_dataset
+from causalverify_inspect.dataset import check_cached_responses, exp_a_dataset, exp_b_dataset, scenarios_digest
 from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM
 from causalverify_inspect.sandbox.choice import SandboxChoice, announce, choose_sandbox
 from causalverify_inspect.scorers import agreement, exp_a_scorer, exp_b_metrics, exp_b_scorer
@@ -125,6 +125,7 @@ def exp_b(
         headline_metric=HeadlineMetric(metric="L2b_plus"),  # the viewer's log list and header lead with it
         metadata={
             "tolerance": tolerance,
+            "scenarios_sha256": scenarios_digest(list(dataset)),
             "es_windows": es_windows,
             "sandbox": choice.sandbox,
             "sandbox_requested": sandbox,

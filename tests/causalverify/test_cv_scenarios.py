@@ -170,3 +170,26 @@ def test_builtin_set_loads_from_package_records(builtin):
 @pytest.fixture
 def builtin(tmp_path, monkeypatch):
     monkeypatch.setenv("CAUSAL_SUITE_CACHE", str(tmp_path / "cache"))
+
+
+def test_the_scenarios_digest_follows_ids_references_and_data_bytes(tmp_path):
+    """exp_b logs record ``scenarios_sha256`` so ``causal-suite compare`` refuses logs of other scenarios."""
+    import shutil
+
+    from causalverify_inspect.dataset import exp_b_dataset, scenarios_digest
+
+    full = list(exp_b_dataset())
+    assert scenarios_digest(full) == scenarios_digest(list(reversed(full)))  # order-free
+    assert scenarios_digest(full[:4]) != scenarios_digest(full[:5])
+    moved = full[0].model_copy(deep=True)
+    moved.metadata["canonical"] = moved.metadata["canonical"] + 0.01
+    assert scenarios_digest([moved, *full[1:4]]) != scenarios_digest(full[:4])
+    edited = full[0].model_copy(deep=True)
+    copy = tmp_path / "data.csv"
+    shutil.copy(edited.metadata["data_path"], copy)
+    assert scenarios_digest([edited.model_copy(update={"metadata": edited.metadata | {"data_path": str(copy)}})]) == (
+        scenarios_digest(full[:1])
+    )
+    copy.write_text(copy.read_text() + "\n")
+    edited.metadata["data_path"] = str(copy)
+    assert scenarios_digest([edited]) != scenarios_digest(full[:1])
