@@ -199,19 +199,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         return reports_input_errors("causal-suite check")(check_logs)(args.logs)
     if args.command == "score":
-        scored = rescore_log(args.log, args.append, args.out)
-        print(
-            f"score: {args.out or args.log} re-scored ({len(scored.samples or [])} samples); the inspect "
-            f"equivalent: {inspect_command(scored, args.log)}"
-        )
-        return 0
+        return reports_input_errors("causal-suite score")(score_log)(args)
     if args.command == "tasks":
         return list_tasks()
     if args.command == "report":
-        figures = build_report(args.logs, args.out, args.published)
-        print(f"report: {len(figures)} figures written to {args.out / 'report.md'}")
-        return 0
+        return reports_input_errors("causal-suite report")(report)(args)
     return run_demo(args.model, args.log_dir, args.full, args.only)
+
+
+def score_log(args: argparse.Namespace) -> int:
+    scored = rescore_log(args.log, args.append, args.out)
+    print(
+        f"score: {args.out or args.log} re-scored ({len(scored.samples or [])} samples); the inspect "
+        f"equivalent: {inspect_command(scored, args.log)}"
+    )
+    return 0
+
+
+def report(args: argparse.Namespace) -> int:
+    figures = build_report(args.logs, args.out, args.published)
+    print(f"report: {len(figures)} figures written to {args.out / 'report.md'}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -20,6 +20,16 @@ def write_text_atomic(path: str | Path, text: str | Iterable[str]) -> Path:
     return out
 
 
+def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` as :func:`write_text_atomic` writes text."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(out)
+    return out
+
+
 def sha256_file(path: str | Path) -> str:
     """The hex sha256 of a file's bytes, read in 1 MiB chunks."""
     h = hashlib.sha256()
