@@ -72,7 +72,9 @@ def instant_model(corpus: Path, suite: str):
             for _ in range(n)
         ]
         return ModelOutput(
-            model="mockllm/instant", choices=choices, usage=ModelUsage(input_tokens=1, output_tokens=n, total_tokens=1 + n)
+            model="mockllm/instant",
+            choices=choices,
+            usage=ModelUsage(input_tokens=1, output_tokens=n, total_tokens=1 + n),
         )
 
     return get_model("mockllm/instant", custom_outputs=reply, memoize=False)
@@ -82,9 +84,10 @@ def run_eval(suite: str, corpus: Path, log_dir: Path) -> None:
     """The eval of one corpus (run in a child process of this script, so its RSS is its own)."""
     from inspect_ai import eval
 
+    from glass_inspect import task
+
     [log] = eval(
-        f"glass_inspect/glass{suite}",
-        task_args={"corpus": str(corpus), "layout": "sample", "draws": DRAWS},
+        getattr(task, f"glass{suite}")(corpus=str(corpus), layout="sample", draws=DRAWS),
         model=instant_model(corpus, suite),
         display="none",
         log_dir=str(log_dir),

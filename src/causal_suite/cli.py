@@ -199,15 +199,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         return reports_input_errors("causal-suite check")(check_logs)(args.logs)
     if args.command == "score":
-        return reports_input_errors("causal-suite score")(score_log)(args)
+        return reports_input_errors("causal-suite score")(run_score)(args)
     if args.command == "tasks":
         return list_tasks()
     if args.command == "report":
-        return reports_input_errors("causal-suite report")(report)(args)
+        return reports_input_errors("causal-suite report")(run_report)(args)
     return run_demo(args.model, args.log_dir, args.full, args.only)
 
 
-def score_log(args: argparse.Namespace) -> int:
+def run_score(args: argparse.Namespace) -> int:
     scored = rescore_log(args.log, args.append, args.out)
     print(
         f"score: {args.out or args.log} re-scored ({len(scored.samples or [])} samples); the inspect "
@@ -216,7 +216,7 @@ def score_log(args: argparse.Namespace) -> int:
     return 0
 
 
-def report(args: argparse.Namespace) -> int:
+def run_report(args: argparse.Namespace) -> int:
     figures = build_report(args.logs, args.out, args.published)
     print(f"report: {len(figures)} figures written to {args.out / 'report.md'}")
     return 0

@@ -17,7 +17,6 @@ functions return those numbers as DataFrames, so tests check the data, not pixel
 from __future__ import annotations
 
 import argparse
-import io
 import math
 import os
 import sys
@@ -29,7 +28,7 @@ import pandas as pd
 from inspect_ai.scorer import SampleScore
 
 from causal_suite.errors import SuiteInputError
-from causal_suite.files import write_bytes_atomic, write_text_atomic
+from causal_suite.files import write_text_atomic
 from causal_suite.logs import LOG_SUFFIXES, LogDigest, read_log_digest
 
 EXP_B_LEVELS = ("L1", "L2a", "L2b", "L2b_plus")
@@ -334,9 +333,10 @@ def _draw_glass(figure: Figure, out: Path, plt) -> str:
 
 
 def _save_png(fig, path: Path) -> None:
-    png = io.BytesIO()
-    fig.savefig(png, format="png", dpi=110)
-    write_bytes_atomic(path, png.getvalue())
+    """``fig`` as PNG at ``path``, written to a hidden file beside it and renamed into place."""
+    tmp = path.with_name(f".{path.name}")
+    fig.savefig(tmp, format="png", dpi=110)
+    tmp.replace(path)
 
 
 def markdown_table(data: pd.DataFrame) -> str:

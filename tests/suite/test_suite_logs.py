@@ -20,11 +20,13 @@ from causal_suite.logs import LogReader, read_log_digest, read_log_header
 @pytest.fixture(scope="module")
 def glass_logs(tmp_path_factory, scripted_factory):
     """One scripted glassgsm run (6 samples x 2 epochs) written as ``.eval`` and as ``.json``."""
+    from glass_inspect.task import glassgsm
+
     out = {}
     for fmt in ("eval", "json"):
         log_dir = tmp_path_factory.mktemp(fmt)
         [log] = eval(
-            "glass_inspect/glassgsm",
+            glassgsm(),
             model=scripted_factory("The answer is 18."),
             limit=6,
             epochs=2,
@@ -52,7 +54,9 @@ def test_the_reader_gives_what_inspect_reads(glass_logs, fmt):
     assert {s.input_text() for s in samples} == {s.input for s in whole.samples}
     with LogReader(glass_logs[fmt]) as reader:
         full = list(reader.full_samples())
-    assert [(s.id, s.epoch, len(s.messages)) for s in full] == [(s.id, s.epoch, len(s.messages)) for s in samples_in_file_order(whole, full)]
+    assert [(s.id, s.epoch, len(s.messages)) for s in full] == [
+        (s.id, s.epoch, len(s.messages)) for s in samples_in_file_order(whole, full)
+    ]
 
 
 def samples_in_file_order(whole, full):
@@ -135,7 +139,7 @@ def test_check_and_report_skip_a_bad_log_and_go_on(glass_logs, tmp_path, capsys)
     bad.write_bytes(b"PK\x03\x04 truncated")
     assert cli_main(["check", str(folder)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert any(line.startswith("success: glass_inspect/glassgsm") for line in out)
+    assert any(line.startswith("success: glassgsm (12/12 samples)") for line in out)
     assert [line for line in out if line.startswith("unreadable:")] == [
         f"unreadable: eval log '{bad}' is not a readable inspect eval log (BadZipFile: File is not a zip file)."
     ]
