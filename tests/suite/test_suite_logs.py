@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import zipfile
 
@@ -169,3 +170,24 @@ def test_report_and_score_turn_bad_input_into_one_sentence_and_exit_2(glass_logs
     assert cli_main(["report", glass_logs["eval"], "--out", str(existing / "sub")]) == 2
     assert "cannot be created" in capsys.readouterr().err
     assert existing.read_text() == "x"
+
+
+def test_every_log_consumer_names_a_bad_log_in_one_sentence(tmp_path, capsys):
+    from cobe_inspect.agreement import judge_verdicts
+    from cobe_inspect.compare import main as compare_main
+    from frail.probes import collect_probes_from_logs
+    from glass_inspect.corpus.audit import apply_audit
+    from glass_inspect.corpus.builtin import default_corpus
+
+    empty = tmp_path / "empty.eval"
+    empty.write_bytes(b"")
+    sentence = f"'{empty}' is not a readable inspect eval log"
+
+    def audit(log):
+        return apply_audit(log, default_corpus("gsm"), tmp_path / "out")
+
+    for read in (judge_verdicts, lambda p: collect_probes_from_logs([p]), audit):
+        with pytest.raises(SuiteInputError, match=re.escape(sentence)):
+            read(empty)
+    assert compare_main([str(empty)]) == 2
+    assert sentence in capsys.readouterr().err
