@@ -54,13 +54,13 @@ def rescore(path: Path, append: bool = False, out: Path | None = None) -> EvalLo
     built) and held whole: inspect's ``score`` and ``write_eval_log`` take one ``EvalLog`` with every transcript.
     The new log goes to a temporary file beside the target and is renamed into place, so a failed write leaves
     the old log whole."""
+    target = Path(out or path)
+    if target.is_dir():
+        raise SuiteInputError(f"score: --out '{target}' is a folder: pass the file to write.")
     with LogReader(path) as reader:
         log = reader.header
         scorers = log_scorers(log)
         log.samples = list(reader.full_samples())
-    target = Path(out or path)
-    if target.is_dir():
-        raise SuiteInputError(f"score: --out '{target}' is a folder: pass the file to write.")
     scored = score(log, scorers, action="append" if append else "overwrite", display="none")
     tmp = target.with_name(f".{target.name}.tmp{target.suffix}")  # the suffix tells inspect the log format
     try:

@@ -116,7 +116,7 @@ def _read_scores(path: Path, reader: LogReader, scores: LogScores | None) -> Log
             scores.manifests[int(entry["dose"])] = entry
     text_ids: set[str] = set()
     per_epoch: dict[str, list[float]] = {}
-    for sample in reader.samples():
+    for sample in reader.samples(inputs=False):
         sample_contract(path, sample)
         text_ids.add(str(sample.id))
         draws = score_draws((sample.scores or {}).get(SCORER))

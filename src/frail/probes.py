@@ -174,7 +174,7 @@ def _base_draws(path: Path, reader: LogReader) -> dict[str, _Draws]:
     if not any(r.scorer == SCORER for r in (log.reductions or [])):
         raise SuiteInputError(f"log '{path}' is not from a glass task: it has no per-sample '{SCORER}' scores.")
     draws: dict[str, _Draws] = {}
-    for sample in reader.samples():
+    for sample in reader.samples(inputs=False):
         meta = sample_contract(path, sample)
         bases = [m["base_id"] for m in [meta, *meta.get("same_text", [])] if m.get("role") == "base"]
         if not bases:

@@ -140,7 +140,7 @@ def test_check_and_report_skip_a_bad_log_and_go_on(glass_logs, tmp_path, capsys)
     bad.write_bytes(b"PK\x03\x04 truncated")
     assert cli_main(["check", str(folder)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert any(line.startswith("success: glassgsm (12/12 samples)") for line in out)
+    assert any(line.startswith("success: ") and "glassgsm (12/12 samples)" in line for line in out)
     assert [line for line in out if line.startswith("unreadable:")] == [
         f"unreadable: eval log '{bad}' is not a readable inspect eval log (BadZipFile: File is not a zip file)."
     ]
@@ -162,6 +162,9 @@ def test_report_and_score_turn_bad_input_into_one_sentence_and_exit_2(glass_logs
     assert cli_main(["score", str(junk)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"causal-suite score: error: eval log '{junk}' is not a readable") and "\n" not in err
+
+    assert cli_main(["score", glass_logs["eval"], "--out", str(tmp_path)]) == 2
+    assert "is a folder: pass the file to write" in capsys.readouterr().err
 
     existing = tmp_path / "taken.txt"
     existing.write_text("x")
