@@ -7,7 +7,7 @@ once), yields :class:`LogSample` records (id, epoch, input, target, metadata, sc
 attachments or store) and keeps nothing of a sample once the caller moves on: time linear in the log's size, memory
 one sample at a time. ``.json`` logs stream the same way (``ijson``).
 
-inspect's public readers, evaluated on a full GlassGSM log (inspect-ai 0.3.285; ``benchmarks/log_scale.py``):
+inspect's public readers, evaluated for a full GlassGSM log (inspect-ai 0.3.285; figures of issue 27's scale run):
 
 - ``read_eval_log_samples``: reads each sample with ``read_eval_log_sample``, which parses the zip's central
   directory (one entry per sample) again for each one: quadratic in the samples (over 8 minutes on that log);
@@ -20,7 +20,9 @@ inspect's public readers, evaluated on a full GlassGSM log (inspect-ai 0.3.285; 
 
 So the reader reads the documented layout directly, through ``causal_suite.inspect_compat`` (the one module that
 knows it): inspect's own header parse (``EvalLog`` with its reductions), then each sample member with
-``json.loads``, its scores validated as inspect ``Score`` objects. :meth:`LogReader.full_samples` gives whole
+``json.loads``, its scores validated as inspect ``Score`` objects. On a 13,352-sample GlassMATH log (42 MB) that
+is 2.2 s of CPU, against 1.6 s for bare decompression and ``json.loads`` of every sample and 2.7 s for the lossy
+summaries. :meth:`LogReader.full_samples` gives whole
 ``EvalSample`` objects, one at a time, for the one command that needs transcripts (``causal-suite score``).
 
 Bad input fails before anything is read, in one sentence naming the file: not a regular file, over
