@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from inspect_ai.log import list_eval_logs, read_eval_log
+from inspect_ai.log import list_eval_logs
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.logs import read_log_header
 
 
 def log_files(paths: list[Path]) -> list[str]:
@@ -26,7 +27,7 @@ def log_files(paths: list[Path]) -> list[str]:
         if path.is_dir():
             found = [info.name.removeprefix("file://") for info in list_eval_logs(str(path))]
             files.extend(reversed(found))  # inspect lists newest first
-        elif path.is_file():
+        elif path.exists():  # a pipe or device is refused by the reader, one line
             files.append(str(path))
         else:
             raise SuiteInputError(f"check: '{path}' does not exist: pass eval log files or the folders holding them.")
@@ -36,8 +37,12 @@ def log_files(paths: list[Path]) -> list[str]:
 
 
 def status_line(file: str) -> tuple[bool, str]:
-    """(whether the log ended in success, one line: status, task, samples, file, and the error's first line)."""
-    log = read_eval_log(file, header_only=True)
+    """(whether the log ended in success, one line: status, task, samples, file, and the error's first line); a
+    file that is not a readable log gives ``unreadable: <why>`` and counts as not successful."""
+    try:
+        log = read_log_header(file)
+    except SuiteInputError as exc:
+        return False, f"unreadable: {exc}"
     samples = f"{log.results.completed_samples}/{log.results.total_samples} samples" if log.results else "no results"
     line = f"{log.status}: {log.eval.task} ({samples}) {file}"
     if log.error is not None:

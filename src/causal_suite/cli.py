@@ -209,21 +209,29 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         return reports_input_errors("causal-suite check")(check_logs)(args.logs)
     if args.command == "score":
-        scored = rescore_log(args.log, args.append, args.out)
-        print(
-            f"score: {args.out or args.log} re-scored ({len(scored.samples or [])} samples); the inspect "
-            f"equivalent: {inspect_command(scored, args.log)}"
-        )
-        return 0
+        return reports_input_errors("causal-suite score")(run_score)(args)
     if args.command == "tasks":
         return list_tasks()
     if args.command == "compare":
         return reports_input_errors("causal-suite compare")(run_compare)(args.logs, args.out)
     if args.command == "report":
-        figures = build_report(args.logs, args.out, args.published)
-        print(f"report: {len(figures)} figures written to {args.out / 'report.md'}")
-        return 0
+        return reports_input_errors("causal-suite report")(run_report)(args)
     return run_demo(args.model, args.log_dir, args.full, args.only)
+
+
+def run_score(args: argparse.Namespace) -> int:
+    scored = rescore_log(args.log, args.append, args.out)
+    print(
+        f"score: {args.out or args.log} re-scored ({len(scored.samples or [])} samples); the inspect "
+        f"equivalent: {inspect_command(scored, args.log)}"
+    )
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    figures = build_report(args.logs, args.out, args.published)
+    print(f"report: {len(figures)} figures written to {args.out / 'report.md'}")
+    return 0
 
 
 if __name__ == "__main__":

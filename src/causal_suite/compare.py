@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from inspect_ai.log import EvalLog, EvalSample, read_eval_log, read_eval_log_samples
+from inspect_ai.log import EvalLog
 from inspect_ai.scorer import SampleScore, Score
 
 from causal_suite.errors import SuiteInputError
 from causal_suite.files import write_text_atomic
+from causal_suite.logs import LogSample, read_log_digest
 from causal_suite.scores import is_unscored
 from causal_suite.uncertainty import paired_difference, ratio
 
@@ -35,15 +36,12 @@ logger = logging.getLogger(__name__)
 Units = dict[str, dict[Any, tuple[Any, float, float]]]
 """metric -> unit key -> (cluster, numerator, denominator): what a comparison pairs, per metric."""
 
-SAMPLE_FIELDS_NOT_READ = {"messages", "events", "attachments", "store", "output"}
 
-
-def read_log(path: str | Path) -> tuple[EvalLog, list[EvalSample]]:
-    """A log's header and its samples (every epoch) without messages, events or store: the one place compare reads
-    logs, through inspect's public API."""
-    header = read_eval_log(str(path), header_only=True)
-    samples = list(read_eval_log_samples(str(path), all_samples_required=False, exclude_fields=SAMPLE_FIELDS_NOT_READ))
-    return header, samples
+def read_log(path: str | Path) -> tuple[EvalLog, list[LogSample]]:
+    """A log's header and its samples (every epoch) without transcripts, inputs and targets: the one place compare
+    reads logs, through the suite's streaming reader (``causal_suite.logs``)."""
+    digest = read_log_digest(path)
+    return digest.header, digest.samples
 
 
 def benchmark_of(header: EvalLog) -> str | None:
@@ -96,7 +94,7 @@ def check_comparable(paths: list[str], headers: list[EvalLog]) -> str:
     return str(kinds[0])
 
 
-def reduced_scores(kind: str, samples: list[EvalSample]) -> list[SampleScore]:
+def reduced_scores(kind: str, samples: list[LogSample]) -> list[SampleScore]:
     """One score per sample, its epochs reduced as the task reduces them (glass: the modal answer; else the mean);
     a sample with an unscored epoch, or none scored, is left out."""
     from inspect_ai.scorer import mean_score

@@ -10,13 +10,28 @@ changes. Nothing else in ``src/`` imports ``inspect_ai._...``.
   ``registry_unqualified_name``: a registered object's name without its package (the sandbox type exp_b runs in).
 - ``active_model()``: the model under evaluation, None outside an eval (CoBe's judge check at task construction).
 - ``register_bare_scorers()``: the registry's own table, to add a package scorer under its bare name (below).
+- ``eval_zip_header`` / ``eval_zip_sample_names`` / ``json_log_header`` / ``json_log_samples``: the layout of the two
+  log formats, for ``causal_suite.logs`` (why it reads the layout rather than inspect's sample readers: there).
+  ``.eval`` is a zip of ``header.json`` (or ``_journal/start.json`` while a run is unfinished), ``reductions.json``
+  and one ``samples/<id>_epoch_<n>.json`` per sample; ``.json`` is one document whose ``samples`` array precedes
+  ``reductions``.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from zipfile import ZipFile
+
+import ijson
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai._util.json import is_ijson_nan_inf_error
 from inspect_ai._util.registry import _registry, registry_find, registry_info, registry_key, registry_unqualified_name
 from inspect_ai.model._generate_config import active_generate_config
+from inspect_ai.log import EvalLog, EvalSampleReductions, read_eval_log
+from inspect_ai.log._recorders.eval import REDUCTIONS_JSON, SAMPLES_DIR, _read_header
 from inspect_ai.model._model import active_model
 
 __all__ = [
@@ -24,6 +39,10 @@ __all__ = [
     "register_bare_scorers",
     "active_generate_config",
     "active_model",
+    "eval_zip_header",
+    "eval_zip_sample_names",
+    "json_log_header",
+    "json_log_samples",
     "registry_find",
     "registry_info",
     "registry_unqualified_name",
@@ -44,3 +63,58 @@ def register_bare_scorers(*scorers: object) -> None:
         key = registry_key("scorer", name)
         if key not in _registry and registry_key("scorer", f"inspect_ai/{name}") not in _registry:
             _registry[key] = fn
+
+
+def _reductions(data: Any) -> list[EvalSampleReductions]:
+    return [EvalSampleReductions.model_validate(r) for r in data or []]
+
+
+def eval_zip_header(archive: ZipFile, location: str) -> EvalLog:
+    """The header of an open ``.eval`` zip as inspect reads it (``header.json``, or the journal's start of an
+    unfinished run), with the per-sample reductions of a finished one; no samples."""
+    log = _read_header(archive, location)
+    if REDUCTIONS_JSON in archive.NameToInfo and log.results is not None:
+        log.reductions = _reductions(json.loads(archive.read(REDUCTIONS_JSON)))
+    return log
+
+
+def eval_zip_sample_names(archive: ZipFile) -> list[str]:
+    """The sample members of an open ``.eval`` zip in file order, each once (a re-logged sample's later member is
+    the one ``archive.read`` returns, as in inspect)."""
+    prefix = f"{SAMPLES_DIR}/"
+    return list(dict.fromkeys(n for n in archive.namelist() if n.startswith(prefix) and n.endswith(".json")))
+
+
+def _json_items(path: Path, key: str, each: bool) -> Iterator[Any]:
+    """The value of the top-level ``key`` of a JSON log (``each``: the items of that array), streamed; a log holding
+    NaN or Infinity (valid to Python's json and written by inspect, not to the streaming parser) is parsed whole
+    instead, from where the stream stopped (bounded by the caller's size cap)."""
+    done = 0
+    with path.open("rb") as fh:
+        try:
+            for item in ijson.items(fh, f"{key}.item" if each else key, use_float=True):
+                done += 1
+                yield item
+            return
+        except (ValueError, ijson.IncompleteJSONError) as exc:
+            if not is_ijson_nan_inf_error(exc):
+                raise
+    with path.open("rb") as fh:
+        doc = json.load(fh)
+    value = doc.get(key) if isinstance(doc, dict) else None
+    items = (value or []) if each else ([] if value is None else [value])
+    yield from items[done:]
+
+
+def json_log_header(path: Path) -> EvalLog:
+    """The header of a ``.json`` log (inspect's streaming header read) with its reductions, which follow the
+    samples in the file: one more streaming pass that builds only them."""
+    log = read_eval_log(str(path), header_only=True)
+    if log.results is not None:
+        log.reductions = _reductions(next(_json_items(path, "reductions", each=False), None))
+    return log
+
+
+def json_log_samples(path: Path) -> Iterator[dict[str, Any]]:
+    """Each sample of a ``.json`` log as its raw JSON object, one at a time."""
+    yield from _json_items(path, "samples", each=True)

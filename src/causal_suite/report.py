@@ -21,15 +21,18 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.scorer import SampleScore
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.files import write_text_atomic
+from causal_suite.logs import LOG_SUFFIXES, LogDigest, read_log_digest
 from causal_suite.uncertainty import RateEstimate, rate
 
 EXP_B_LEVELS = ("L1", "L2a", "L2b", "L2b_plus")
@@ -46,13 +49,14 @@ class Figure:
 
 
 def find_logs(paths: list[str]) -> list[Path]:
-    """The ``.eval`` files among ``paths`` (folders searched recursively), sorted; one sentence when none."""
+    """The ``.eval`` files among ``paths`` (folders searched recursively), sorted, and ``.json`` logs given as
+    files; one sentence when none."""
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found += sorted(path.rglob("*.eval"))
-        elif path.suffix == ".eval" and path.is_file():
+            found += sorted(p for p in path.rglob("*.eval") if not p.is_dir())
+        elif path.suffix in LOG_SUFFIXES and path.exists():
             found.append(path)
         else:
             raise SuiteInputError(f"report: '{raw}' is neither an .eval log nor a folder holding some.")
@@ -61,13 +65,13 @@ def find_logs(paths: list[str]) -> list[Path]:
     return found
 
 
-def benchmark_of(log: EvalLog) -> str | None:
+def benchmark_of(log: LogDigest) -> str | None:
     """``cobe``, ``glass`` or ``exp_b`` for a log of the suite's tasks, else None (left out of the report)."""
     name = log.eval.task.split("/")[-1]
     return {"cobe": "cobe", "glassgsm": "glass", "glassmath": "glass", "exp_b": "exp_b"}.get(name)
 
 
-def _label(log: EvalLog) -> str:
+def _label(log: LogDigest) -> str:
     replayed = (log.eval.metadata or {}).get("replayed_model")
     return f"{log.eval.model} (replay of {replayed})" if replayed else log.eval.model
 
@@ -80,7 +84,7 @@ def _interval(estimate: RateEstimate, name: str) -> dict[str, float]:
     return {name: estimate.value} | {k: getattr(estimate, k) for k in INTERVAL}
 
 
-def _dict_scores(log: EvalLog) -> list[tuple[dict, dict, str]]:
+def _dict_scores(log: LogDigest) -> list[tuple[dict, dict, str]]:
     """(score value, sample metadata, sample id) of every sample whose first score is a dict (unscored samples
     left out)."""
     out = []
@@ -92,7 +96,7 @@ def _dict_scores(log: EvalLog) -> list[tuple[dict, dict, str]]:
 
 
 # --------------------------------------------------------------------------------------------------------- CoBe
-def cobe_figures(logs: list[EvalLog]) -> list[Figure]:
+def cobe_figures(logs: list[LogDigest]) -> list[Figure]:
     """Accuracy by graph type / domain / phrasing and check failure rates, per model, clustered by core example."""
     rows, checks = [], []
     for log in logs:
@@ -129,7 +133,7 @@ def cobe_figures(logs: list[EvalLog]) -> list[Figure]:
 
 
 # -------------------------------------------------------------------------------------------------------- glass
-def _glass_sample_scores(log: EvalLog) -> list[SampleScore]:
+def _glass_sample_scores(log: LogDigest) -> list[SampleScore]:
     """The reduced (modal-answer) score of each sample with its metadata, as the glass metrics see them."""
     metadata = {sample.id: sample.metadata for sample in log.samples or []}
     reduction = next(iter(log.reductions or []), None)
@@ -141,7 +145,7 @@ def _glass_sample_scores(log: EvalLog) -> list[SampleScore]:
     ]
 
 
-def glass_figures(logs: list[EvalLog]) -> list[Figure]:
+def glass_figures(logs: list[LogDigest]) -> list[Figure]:
     """Break rate against dose per family and model, with the identity-twin floor, each clustered by base."""
     from glass_inspect.corpus import IDENTITY
     from glass_inspect.metrics import pair_break_rate, pair_outcomes
@@ -192,7 +196,7 @@ def published_levels(csv: Path, model_slug: str) -> dict[str, dict[str, float]]:
     return out
 
 
-def exp_b_figures(logs: list[EvalLog], published: Path | None = None) -> list[Figure]:
+def exp_b_figures(logs: list[LogDigest], published: Path | None = None) -> list[Figure]:
     """The L1 -> L2b+ funnel per family, the tolerance sweep, and the reliability diagram where rated."""
     funnel, sweep, reliability = [], [], []
     for log in logs:
@@ -254,7 +258,7 @@ def exp_b_figures(logs: list[EvalLog], published: Path | None = None) -> list[Fi
 # ------------------------------------------------------------------------------------------------------ drawing
 def draw(figure: Figure, out: Path) -> str | None:
     """Write ``figure`` as PNG (and its data as CSV) under ``out``; returns the PNG's name, None if no data."""
-    figure.data.to_csv(out / f"{figure.name}.csv", index=False)
+    write_text_atomic(out / f"{figure.name}.csv", figure.data.to_csv(index=False))
     if figure.data.empty:
         return None
     import matplotlib
@@ -286,7 +290,7 @@ def draw(figure: Figure, out: Path) -> str | None:
     ax.set_title(figure.title, fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out / f"{figure.name}.png", dpi=110)
+    _save_png(fig, out / f"{figure.name}.png")
     plt.close(fig)
     return f"{figure.name}.png"
 
@@ -342,9 +346,16 @@ def _draw_glass(figure: Figure, out: Path, plt) -> str:
         ax.set_ylabel("break rate")
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out / f"{figure.name}.png", dpi=110)
+    _save_png(fig, out / f"{figure.name}.png")
     plt.close(fig)
     return f"{figure.name}.png"
+
+
+def _save_png(fig, path: Path) -> None:
+    """``fig`` as PNG at ``path``, written to a hidden file beside it and renamed into place."""
+    tmp = path.with_name(f".{path.name}")
+    fig.savefig(tmp, format="png", dpi=110)
+    tmp.replace(path)
 
 
 def markdown_table(data: pd.DataFrame) -> str:
@@ -356,14 +367,36 @@ def markdown_table(data: pd.DataFrame) -> str:
     return "\n".join([header, "|" + "---|" * len(data.columns), *("| " + " | ".join(r) + " |" for r in cells)])
 
 
+def _output_folder(out: Path) -> Path:
+    """``out`` as a folder to write into (created), or one sentence: an existing file, or a path not writable."""
+    if out.exists() and not out.is_dir():
+        raise SuiteInputError(f"report: --out '{out}' is an existing file: pass a folder for the report.")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SuiteInputError(f"report: --out '{out}' cannot be created ({exc.strerror or exc}).") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise SuiteInputError(f"report: --out '{out}' is not writable.")
+    return out
+
+
 def build_report(paths: list[str], out: Path, published: Path | None = None) -> dict[str, Figure]:
     """Read the logs, write every figure, its CSV and ``report.md`` under ``out``; returns the figures by name."""
-    by_benchmark: dict[str, list[EvalLog]] = defaultdict(list)
+    out = _output_folder(out)
+    by_benchmark: dict[str, list[LogDigest]] = defaultdict(list)
     skipped = []
-    for path in find_logs(paths):
-        log = read_eval_log(str(path))
+    logs = find_logs(paths)
+    for path in logs:
+        try:
+            log = read_log_digest(path)
+        except SuiteInputError as exc:  # one bad log among many: say so, report the others
+            print(f"report: skipped: {exc}", file=sys.stderr)
+            skipped.append(f"{path.name} (unreadable)")
+            continue
         kind = benchmark_of(log)
         (by_benchmark[kind].append(log) if kind and log.status == "success" else skipped.append(path.name))
+    if len(skipped) == len(logs) and all(s.endswith("(unreadable)") for s in skipped):
+        raise SuiteInputError(f"report: none of the {len(logs)} log(s) given could be read (see above).")
     figures: list[Figure] = []
     if by_benchmark["cobe"]:
         figures += cobe_figures(by_benchmark["cobe"])
@@ -371,7 +404,6 @@ def build_report(paths: list[str], out: Path, published: Path | None = None) -> 
         figures += glass_figures(by_benchmark["glass"])
     if by_benchmark["exp_b"]:
         figures += exp_b_figures(by_benchmark["exp_b"], published)
-    out.mkdir(parents=True, exist_ok=True)
     lines = ["# Causal-suite report", ""]
     for figure in figures:
         png = draw(figure, out)
@@ -380,7 +412,7 @@ def build_report(paths: list[str], out: Path, published: Path | None = None) -> 
         lines += [markdown_table(figure.data), "", f"Data: `{figure.name}.csv`", ""]
     if skipped:
         lines += ["Logs left out (not a suite benchmark, or not a successful run): " + ", ".join(skipped), ""]
-    (out / "report.md").write_text("\n".join(lines), encoding="utf-8")
+    write_text_atomic(out / "report.md", "\n".join(lines))
     return {f.name: f for f in figures}
 
 

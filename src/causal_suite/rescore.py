@@ -13,9 +13,10 @@ import importlib
 from pathlib import Path
 
 from inspect_ai import score
-from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
+from inspect_ai.log import EvalLog, write_eval_log
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.logs import LogReader
 
 
 def log_scorers(log: EvalLog) -> list:
@@ -47,10 +48,27 @@ def inspect_command(log: EvalLog, path: Path) -> str:
 
 
 def rescore(path: Path, append: bool = False, out: Path | None = None) -> EvalLog:
-    """Re-score the log at ``path`` (overwriting its scores unless ``append``); written to ``out`` or in place."""
-    log = read_eval_log(str(path))
-    scored = score(log, log_scorers(log), action="append" if append else "overwrite", display="none")
-    write_eval_log(scored, str(out or path))
+    """Re-score the log at ``path`` (overwriting its scores unless ``append``); written to ``out`` or in place.
+
+    The log is read once (``causal_suite.logs.LogReader``; a bad log fails in one sentence before any scorer is
+    built) and held whole: inspect's ``score`` and ``write_eval_log`` take one ``EvalLog`` with every transcript.
+    The new log goes to a temporary file beside the target and is renamed into place, so a failed write leaves
+    the old log whole."""
+    target = Path(out or path)
+    if target.is_dir():
+        raise SuiteInputError(f"score: --out '{target}' is a folder: pass the file to write.")
+    with LogReader(path) as reader:
+        log = reader.header
+        scorers = log_scorers(log)
+        log.samples = list(reader.full_samples())
+    scored = score(log, scorers, action="append" if append else "overwrite", display="none")
+    tmp = target.with_name(f".{target.name}.tmp{target.suffix}")  # the suffix tells inspect the log format
+    try:
+        write_eval_log(scored, str(tmp))
+        tmp.replace(target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise SuiteInputError(f"score: '{target}' cannot be written ({exc.strerror or exc}).") from None
     return scored
 
 

@@ -19,11 +19,11 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspect_ai.log import read_eval_log
 from sklearn.metrics import cohen_kappa_score
 
 from causal_suite.errors import SuiteInputError, reports_input_errors, require_file
 from causal_suite.jsonl import TABLE_LIMIT, read_text
+from causal_suite.logs import LogReader
 from causal_suite.scores import is_unscored
 
 SCORER = "cobe_judge"
@@ -75,15 +75,17 @@ def agreement(judge: dict[str, int | None], human: dict[str, int]) -> Agreement:
 
 def judge_verdicts(log_path: str | Path) -> dict[str, int | None]:
     """``sample_id -> correct`` (None when unscored) for epoch 1 of a CoBe log."""
-    log = read_eval_log(str(require_file(log_path, "Eval log")))
     verdicts: dict[str, int | None] = {}
-    for sample in log.samples or []:
-        if sample.epoch != 1:
-            continue
-        score = (sample.scores or {}).get(SCORER)
-        if score is None:
-            raise SuiteInputError(f"Eval log '{log_path}', sample {sample.id}: no '{SCORER}' score; is it a CoBe log?")
-        verdicts[str(sample.id)] = None if is_unscored(score.value) else int(score.value["correct"])
+    with LogReader(log_path, "Eval log") as log:
+        for sample in log.samples(inputs=False):
+            if sample.epoch != 1:
+                continue
+            score = sample.scores.get(SCORER)
+            if score is None:
+                raise SuiteInputError(
+                    f"Eval log '{log_path}', sample {sample.id}: no '{SCORER}' score; is it a CoBe log?"
+                )
+            verdicts[str(sample.id)] = None if is_unscored(score.value) else int(score.value["correct"])
     if not verdicts:
         raise SuiteInputError(f"Eval log '{log_path}' holds no samples.")
     return verdicts

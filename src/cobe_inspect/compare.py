@@ -28,9 +28,10 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import EvalLog
 
-from causal_suite.errors import SuiteInputError, reports_input_errors, require_file
+from causal_suite.errors import SuiteInputError, reports_input_errors
+from causal_suite.logs import read_log_header
 
 SCORER = "cobe_judge"
 FIG6 = (
@@ -205,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     paper = paper_results()
     if args.paper_model and args.paper_model not in paper["models"]:
         raise SuiteInputError(f"--paper-model must be one of {', '.join(paper['models'])}, got {args.paper_model!r}.")
-    blocks = [compare_log(read_eval_log(str(require_file(p, "Eval log"))), paper, args.paper_model) for p in args.logs]
+    blocks = [compare_log(read_log_header(p, "Eval log"), paper, args.paper_model) for p in args.logs]
     print("CoBe: our figures beside the paper's (Raghavan et al., arXiv:2610.13057; percent)\n")
     print("\n\n".join(blocks))
     return 0

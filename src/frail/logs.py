@@ -22,6 +22,7 @@ from typing import Any
 
 from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.files import sha256_file
+from causal_suite.logs import LogReader, LogSample
 from causal_suite.scores import as_float
 from glass_inspect.corpus import (
     METADATA_VERSION,
@@ -70,20 +71,7 @@ def _glass_metadata(log: Any) -> dict[str, Any] | None:
     return None
 
 
-HEAVY_FIELDS = {"messages", "events", "store", "attachments", "output"}  # not needed: stream samples without them
-
-
-def read_header(path: Path) -> Any:
-    """The log's header (no samples); a file that is not an inspect log fails naming it."""
-    from inspect_ai.log import read_eval_log
-
-    try:
-        return read_eval_log(str(path), header_only=True)
-    except Exception as exc:  # inspect raises several types for non-log files
-        raise SuiteInputError(f"'{path}' is not a readable inspect eval log ({exc}).") from exc
-
-
-def sample_contract(path: Path, sample: Any) -> dict[str, Any]:
+def sample_contract(path: Path, sample: LogSample) -> dict[str, Any]:
     """The sample's glass metadata, checked against the contract (``glass_inspect.corpus``)."""
     meta = sample.metadata or {}
     missing = [k for k in _CONTRACT_KEYS if k not in meta]
@@ -102,9 +90,12 @@ def sample_contract(path: Path, sample: Any) -> dict[str, Any]:
 
 def _read_one(path: Path, scores: LogScores | None) -> LogScores:
     """Header first (status, solver, task metadata, reduced scores), then the samples streamed without transcripts."""
-    from inspect_ai.log import read_eval_log_samples
+    with LogReader(path) as reader:
+        return _read_scores(path, reader, scores)
 
-    log = read_header(path)
+
+def _read_scores(path: Path, reader: LogReader, scores: LogScores | None) -> LogScores:
+    log = reader.header
     if log.status != "success":
         raise SuiteInputError(f"log '{path}' has status '{log.status}': only completed glass runs can be read.")
     solver = log.eval.model
@@ -125,7 +116,7 @@ def _read_one(path: Path, scores: LogScores | None) -> LogScores:
             scores.manifests[int(entry["dose"])] = entry
     text_ids: set[str] = set()
     per_epoch: dict[str, list[float]] = {}
-    for sample in read_eval_log_samples(str(path), exclude_fields=HEAVY_FIELDS):
+    for sample in reader.samples(inputs=False):
         sample_contract(path, sample)
         text_ids.add(str(sample.id))
         draws = score_draws((sample.scores or {}).get(SCORER))
@@ -154,7 +145,7 @@ def read_glass_logs(paths: list[str | Path]) -> LogScores:
         raise SuiteInputError("no eval logs given: pass one or more glass .eval logs.")
     scores = None
     for p in paths:
-        scores = _read_one(require_file(p, "eval log"), scores)
+        scores = _read_one(Path(p), scores)
     assert scores is not None
     return scores
 

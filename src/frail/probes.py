@@ -52,9 +52,10 @@ from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.fields import NUMBER, require
 from causal_suite.files import sha256_file, write_text_atomic
 from causal_suite.jsonl import read_json
+from causal_suite.logs import LogReader
 from glass_inspect.answers import answer_groups, answers_match
 
-from .logs import SCORER, HEAVY_FIELDS, read_header, sample_contract, score_draws
+from .logs import SCORER, sample_contract, score_draws
 from .pairs import PairObservation, require_one_solver
 
 FORMAT = "frail-base-probes"
@@ -162,15 +163,18 @@ class _Draws:
 
 def _read_draws(path: Path) -> tuple[str, dict[str, _Draws]]:
     """(solver, the base draws of each sample id) of one glass log."""
-    from inspect_ai.log import read_eval_log_samples
+    with LogReader(path) as reader:
+        return reader.header.eval.model, _base_draws(path, reader)
 
-    log = read_header(path)
+
+def _base_draws(path: Path, reader: LogReader) -> dict[str, _Draws]:
+    log = reader.header
     if log.status != "success":
         raise SuiteInputError(f"log '{path}' has status '{log.status}': only completed glass runs can be probed.")
     if not any(r.scorer == SCORER for r in (log.reductions or [])):
         raise SuiteInputError(f"log '{path}' is not from a glass task: it has no per-sample '{SCORER}' scores.")
     draws: dict[str, _Draws] = {}
-    for sample in read_eval_log_samples(str(path), exclude_fields=HEAVY_FIELDS):
+    for sample in reader.samples(inputs=False):
         meta = sample_contract(path, sample)
         bases = [m["base_id"] for m in [meta, *meta.get("same_text", [])] if m.get("role") == "base"]
         if not bases:
@@ -182,7 +186,7 @@ def _read_draws(path: Path) -> tuple[str, dict[str, _Draws]]:
             continue
         entry.answers.extend(answer for answer, _ in drawn)
         entry.correct.extend(correct for _, correct in drawn)
-    return log.eval.model, draws
+    return draws
 
 
 def collect_probes_from_logs(paths: list[str | Path]) -> ProbeSet:
@@ -194,7 +198,7 @@ def collect_probes_from_logs(paths: list[str | Path]) -> ProbeSet:
     origin: dict[str, tuple[int, str]] = {}  # base -> (draws, log)
     counts: Counter[str] = Counter()
     for p in paths:
-        path = require_file(p, "eval log")
+        path = Path(p)
         log_solver, draws = _read_draws(path)
         if solver is not None and log_solver != solver:
             raise SuiteInputError(

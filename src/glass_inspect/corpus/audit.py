@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from causal_suite.errors import SuiteInputError, require_file
+from causal_suite.errors import SuiteInputError
 from causal_suite.files import sha256_file
 from glass_inspect.corpus.contract import (
     CORPUS_SCHEMA,
@@ -331,18 +331,19 @@ def noop_prompts(pool: list[TextRecord]) -> dict[str, str]:
 
 
 def _verdicts(log_path: str | Path) -> tuple[dict[str, str], str | None]:
-    from inspect_ai.log import read_eval_log
+    from causal_suite.logs import LogReader  # inspect is loaded only when a log is read
 
-    log = read_eval_log(str(require_file(log_path, "audit log")))
-    if log.eval.task.split("/")[-1] != "noop_audit":
-        raise SuiteInputError(f"audit log '{log_path}': task is '{log.eval.task}', not noop_audit.")
-    if log.status != "success":
-        raise SuiteInputError(f"audit log '{log_path}': status is '{log.status}'; finish the audit run first.")
     verdicts: dict[str, str] = {}  # keyed by prompt, so duplicates share their one verdict
-    for s in log.samples or []:
-        sc = next(iter((s.scores or {}).values()), None)
-        verdict = sc.answer if sc is not None and sc.answer in (PRESERVES, CHANGES) else "unparsable"
-        verdicts[s.input if isinstance(s.input, str) else s.input[0].text] = verdict
+    with LogReader(log_path, "audit log") as reader:
+        log = reader.header
+        if log.eval.task.split("/")[-1] != "noop_audit":
+            raise SuiteInputError(f"audit log '{log_path}': task is '{log.eval.task}', not noop_audit.")
+        if log.status != "success":
+            raise SuiteInputError(f"audit log '{log_path}': status is '{log.status}'; finish the audit run first.")
+        for s in reader.samples():
+            sc = next(iter(s.scores.values()), None)
+            verdict = sc.answer if sc is not None and sc.answer in (PRESERVES, CHANGES) else "unparsable"
+            verdicts[s.input_text()] = verdict
     return verdicts, (log.eval.metadata or {}).get("pool_sha256")
 
 
