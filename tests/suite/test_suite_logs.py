@@ -127,7 +127,7 @@ def test_not_a_regular_file_or_over_the_cap_is_refused_before_reading(glass_logs
     with pytest.raises(SuiteInputError, match="is a directory"):
         read_log_header(tmp_path)
     monkeypatch.setattr(logs, "MAX_LOG_BYTES", 100)
-    with pytest.raises(SuiteInputError, match="over the 100-byte limit"):
+    with pytest.raises(SuiteInputError, match="over the 100 bytes limit"):
         read_log_header(glass_logs["eval"])
 
 
