@@ -17,26 +17,15 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/require.sh"
 source "$repo/sandboxes/r/debian_mirror.sh"
 [ "$(id -u)" -eq 0 ] || { echo "the fresh-system rehearsal needs root (debootstrap, chroot, mounts)" >&2; exit 1; }
-require_commands debootstrap:debootstrap
 CACHE="${CAUSAL_SUITE_CACHE:-$HOME/.cache/causal-suite}/docker"
 TARBALL="$CACHE/debian-bookworm-minbase.tar"
 LOG="${LOG:-/tmp/causal-suite-fresh.log}"
 log() { echo "[fresh] $*"; }
 
 start=$(date +%s)
-if [ ! -s "$TARBALL" ]; then
-  tmp=$(mktemp -d)
-  log "debootstrap --variant=minbase bookworm (mirror from this machine's apt sources)"
-  debootstrap --variant=minbase bookworm "$tmp" "$(debian_mirror)" >"$tmp.log" 2>&1 \
-    || { tail -n 20 "$tmp.log" >&2; rm -rf "$tmp"; exit 1; }
-  rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/*
-  mkdir -p "$CACHE"
-  tar --numeric-owner -C "$tmp" -cf "$TARBALL.part" . && mv "$TARBALL.part" "$TARBALL"
-  rm -rf "$tmp" "$tmp.log"
-fi
+minbase_tarball "$TARBALL"
 
 root=$(mktemp -d /tmp/causal-suite-fresh.XXXXXX)
-chmod 755 "$root"  # mktemp's 0700 would hide the whole chroot from the sandbox's per-sample uids
 mounts=()
 cleanup() {
   local m
@@ -50,6 +39,7 @@ bind() {  # bind SRC DEST [ro]
 }
 
 tar -C "$root" -xf "$TARBALL"
+chmod 755 "$root"  # after extracting (the tarball's top entry sets it): 0700 hides the chroot from per-sample uids
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 # apt: the bookworm mirror debootstrap wrote into the chroot's sources.list, and nothing of this machine's own
 # sources (a trixie entry .ci/docker.sh added here would otherwise move the whole chroot to trixie)

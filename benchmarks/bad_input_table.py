@@ -28,8 +28,10 @@ import io
 import json
 import os
 import resource
+import shutil
 import signal
 import tempfile
+import zipfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -39,6 +41,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from causal_suite.cli import main as suite_main
 from causal_suite.errors import SuiteInputError
 from causalverify_inspect.dataset import exp_a_dataset
 from causalverify_inspect.task import exp_a, exp_b
@@ -921,6 +924,92 @@ CLI_CASES: list[Case] = [
 ]
 
 
+_GOOD_LOG: list[Path] = []
+
+
+def _good_log(tmp: Path, name: str = "good.eval") -> Path:
+    """A real GlassGSM log (scripted model, 2 samples), made once per run and copied into the case's folder."""
+    if not _GOOD_LOG:
+        from inspect_ai import eval as inspect_eval
+
+        made = Path(tempfile.mkdtemp(prefix="bad-input-log-"))
+        inspect_eval(glassgsm(), model="scripted/bad-input", limit=2, epochs=1, log_dir=str(made), display="none")
+        _GOOD_LOG.append(next(made.glob("*.eval")))
+    return Path(shutil.copy(_GOOD_LOG[0], tmp / name))
+
+
+def _log_arg(tmp: Path) -> str:
+    return str(_good_log(tmp))
+
+
+def _log_made(make: Callable[[Path], object], name: str = "bad.eval") -> Callable[[Path], str]:
+    return lambda tmp: _made(tmp / name, make)
+
+
+def _truncated(path: Path) -> None:
+    good = _good_log(path.parent, "whole.eval")
+    path.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+
+
+def _foreign_zip(path: Path) -> None:
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("hello.txt", "not an inspect log")
+
+
+def _truncated_json(path: Path) -> None:
+    path.write_text('{"version": 2, "status": "success", "eval": {"task": "glassgsm", "samples": [')
+
+
+def _folder_one_bad(tmp: Path) -> str:
+    _good_log(tmp)
+    (tmp / "bad.eval").write_bytes(b"\x00\x01 not a zip")
+    return str(tmp)
+
+
+def _suite(*argv_parts: str | Callable[[Path], str], outputs: tuple[str, ...] = ()) -> Callable[[Path], object]:
+    return _cli(suite_main, lambda tmp: [a(tmp) if callable(a) else a for a in argv_parts], *outputs)
+
+
+BAD_LOGS: list[tuple[str, Callable[[Path], object], str]] = [
+    ("a FIFO", os.mkfifo, "bad.eval"),
+    ("a link to /dev/zero", lambda p: os.symlink("/dev/zero", p), "bad.eval"),
+    ("empty", lambda p: p.write_bytes(b""), "bad.eval"),
+    ("binary", lambda p: p.write_bytes(os.urandom(4096)), "bad.eval"),
+    ("truncated", _truncated, "bad.eval"),
+    ("a zip that is no log", _foreign_zip, "bad.eval"),
+    ("truncated .json", _truncated_json, "bad.json"),
+]
+SUITE_CLI_CASES: list[Case] = [
+    case
+    for label, make, name in BAD_LOGS
+    for case in (
+        ("causal-suite", f"check: {label}", _suite("check", _log_made(make, name))),
+        (
+            "causal-suite",
+            f"report: {label}",
+            _suite("report", _log_made(make, name), "--out", _out("r"), outputs=("r",)),
+        ),
+        ("causal-suite", f"score: {label}", _suite("score", _log_made(make, name), "--out", _out("s.eval"))),
+        ("causal-suite", f"compare: {label}", _suite("compare", _log_arg, _log_made(make, name), "--out", _out("c"))),
+    )
+] + [
+    ("causal-suite", "check: a folder with a bad log", _suite("check", _folder_one_bad)),
+    (
+        "causal-suite",
+        "report --out an existing file",
+        _suite("report", _log_arg, "--out", lambda t: str(_write(t / "f", "x"))),
+    ),
+    (
+        "causal-suite",
+        "report --out unwritable",
+        _suite("report", _log_arg, "--out", lambda t: str(_write(t / "f", "x") / "r")),
+    ),
+    ("causal-suite", "score --out a folder", _suite("score", _log_arg, "--out", lambda t: _made(t / "d", Path.mkdir))),
+    ("causal-suite", "compare: one log", _suite("compare", _log_arg, "--out", _out("c"))),
+]
+CLI_CASES += SUITE_CLI_CASES
+
+
 CONTEXT = {"paper_id": "p1", "research_question": "q", "data_description": "d", "institutional_context": "c"}
 #: The same builders undamaged: each must be accepted, so that every failure above comes from its one damage.
 CONTROLS: list[Case] = [
@@ -941,6 +1030,9 @@ CONTROLS: list[Case] = [
         _cobe_data("convert", lambda t: str(_write(t / "in.json", _cobe_field())), "-o", _out("o")),
     ),
     ("causalverify-data", "a fresh folder", _cv_data("--out", _out("set"))),
+    ("causal-suite", "check: a good log", _suite("check", _log_arg)),
+    ("causal-suite", "report: a good log", _suite("report", _log_arg, "--out", _out("r"))),
+    ("causal-suite", "report: a folder with a bad log", _suite("report", _folder_one_bad, "--out", _out("r"))),
 ]
 
 

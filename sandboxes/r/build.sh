@@ -23,16 +23,7 @@ base_image() {
   if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then log "base $BASE_IMAGE present"; return; fi
   local tarball="$CACHE/debian-bookworm-minbase.tar" t0; t0=$(date +%s)
   if [ ! -s "$tarball" ]; then
-    [ "$(id -u)" -eq 0 ] || { echo "debootstrap needs root" >&2; exit 1; }
-    require_commands debootstrap:debootstrap
-    local mirror="${CV_DEBIAN_MIRROR:-$(debian_mirror)}" root; root=$(mktemp -d)
-    log "debootstrap --variant=minbase bookworm (mirror from this machine's apt sources)"
-    debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.log" 2>&1 \
-      || { tail -n 20 "$root.log" >&2; rm -rf "$root"; exit 1; }
-    rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
-    mkdir -p "$CACHE"
-    tar --numeric-owner -C "$root" -cf "$tarball.part" . && mv "$tarball.part" "$tarball"
-    rm -rf "$root" "$root.log"
+    minbase_tarball "$tarball" || exit 1
     log "debootstrap done in $(( $(date +%s) - t0 )) s"
   fi
   docker import --change 'CMD ["/bin/bash"]' "$tarball" "$BASE_IMAGE" >/dev/null

@@ -368,9 +368,7 @@ def markdown_table(data: pd.DataFrame) -> str:
 
 
 def _output_folder(out: Path) -> Path:
-    """``out`` as a folder to write into (created), or one sentence: an existing file, or a path not writable."""
-    if out.exists() and not out.is_dir():
-        raise SuiteInputError(f"report: --out '{out}' is an existing file: pass a folder for the report.")
+    """``out`` as a folder to write into (created), or one sentence: a path that cannot be created or written."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -382,7 +380,8 @@ def _output_folder(out: Path) -> Path:
 
 def build_report(paths: list[str], out: Path, published: Path | None = None) -> dict[str, Figure]:
     """Read the logs, write every figure, its CSV and ``report.md`` under ``out``; returns the figures by name."""
-    out = _output_folder(out)
+    if out.exists() and not out.is_dir():  # before reading: the logs may take a while
+        raise SuiteInputError(f"report: --out '{out}' is an existing file: pass a folder for the report.")
     by_benchmark: dict[str, list[LogDigest]] = defaultdict(list)
     skipped = []
     logs = find_logs(paths)
@@ -390,13 +389,16 @@ def build_report(paths: list[str], out: Path, published: Path | None = None) -> 
         try:
             log = read_log_digest(path)
         except SuiteInputError as exc:  # one bad log among many: say so, report the others
+            if len(logs) == 1:
+                raise
             print(f"report: skipped: {exc}", file=sys.stderr)
             skipped.append(f"{path.name} (unreadable)")
             continue
         kind = benchmark_of(log)
         (by_benchmark[kind].append(log) if kind and log.status == "success" else skipped.append(path.name))
     if len(skipped) == len(logs) and all(s.endswith("(unreadable)") for s in skipped):
-        raise SuiteInputError(f"report: none of the {len(logs)} log(s) given could be read (see above).")
+        raise SuiteInputError(f"report: none of the {len(logs)} logs given could be read (see above).")
+    out = _output_folder(out)  # made only once there is something to write into it
     figures: list[Figure] = []
     if by_benchmark["cobe"]:
         figures += cobe_figures(by_benchmark["cobe"])

@@ -157,8 +157,15 @@ def test_report_and_score_turn_bad_input_into_one_sentence_and_exit_2(glass_logs
     junk = tmp_path / "junk.eval"
     junk.write_bytes(b"\x00" * 64)
     assert cli_main(["report", str(junk), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"causal-suite report: error: eval log '{junk}' is not a readable") and "\n" not in err
+    assert not (tmp_path / "r").exists()  # nothing is made for a report that cannot be written
+    other = tmp_path / "other.eval"
+    other.write_bytes(b"\x00" * 64)
+    assert cli_main(["report", str(junk), str(other), "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1] == "causal-suite report: error: report: none of the 1 log(s) given could be read (see above)."
+    assert err[-1] == "causal-suite report: error: report: none of the 2 logs given could be read (see above)."
+    assert len(err) == 3 and all(line.startswith("report: skipped: ") for line in err[:2])
     assert cli_main(["score", str(junk)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"causal-suite score: error: eval log '{junk}' is not a readable") and "\n" not in err
