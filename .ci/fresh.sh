@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rehearse CI on a truly fresh system (issue 24): a clean clone of the committed HEAD runs `CI=true bash .ci/run`
-# with the Docker stage off, inside a new Debian bookworm chroot (debootstrap --variant=minbase) that has nothing but
+# with the Docker stage off, inside a new Debian bookworm root (debootstrap --variant=minbase, run under bubblewrap) with only
 # Debian's Essential set and python3 (plus ca-certificates for pip). Every other tool CI needs must come from the
 # project's own scripts; a missing install step fails here as it would on a new machine.
 #
@@ -17,6 +17,7 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/require.sh"
 source "$repo/sandboxes/r/debian_mirror.sh"
 [ "$(id -u)" -eq 0 ] || { echo "the fresh-system rehearsal needs root (debootstrap, chroot, mounts)" >&2; exit 1; }
+require_commands bwrap:bubblewrap
 CACHE="${CAUSAL_SUITE_CACHE:-$HOME/.cache/causal-suite}/docker"
 TARBALL="$CACHE/debian-bookworm-minbase.tar"
 LOG="${LOG:-/tmp/causal-suite-fresh.log}"
@@ -64,7 +65,9 @@ git clone -q "$repo" "$root/work/main"
 [ -d "$repo/../shared" ] && bind "$(cd "$repo/../shared" && pwd)" /work/shared ro
 log "running CI=true bash .ci/run (Docker stage off) in the chroot; log: $LOG"
 set +e
-chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+# bubblewrap (as root: a mount namespace and pivot_root, no user namespace) rather than chroot for the run: the
+# kernel refuses a user namespace to a chrooted process, so the confined sandbox's tests could not run in a chroot
+bwrap --bind "$root" / --die-with-parent /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   LANG=C.UTF-8 CI=true CAUSAL_SUITE_CI_DOCKER=0 \
   PIP_FIND_LINKS="${PIP_FIND_LINKS:-}" PIP_CERT="${PIP_CERT:-}" PIP_DEFAULT_TIMEOUT="${PIP_DEFAULT_TIMEOUT:-180}" \
   /bin/bash -c 'cd /work/main && bash .ci/run </dev/null' >"$LOG" 2>&1
