@@ -67,7 +67,7 @@ log "running CI=true bash .ci/run (Docker stage off) in the chroot; log: $LOG"
 set +e
 # bubblewrap (as root: a mount namespace and pivot_root, no user namespace) rather than chroot for the run: the
 # kernel refuses a user namespace to a chrooted process, so the confined sandbox's tests could not run in a chroot
-bwrap --bind "$root" / --die-with-parent /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+bwrap --dev-bind "$root" / --die-with-parent /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   LANG=C.UTF-8 CI=true CAUSAL_SUITE_CI_DOCKER=0 \
   PIP_FIND_LINKS="${PIP_FIND_LINKS:-}" PIP_CERT="${PIP_CERT:-}" PIP_DEFAULT_TIMEOUT="${PIP_DEFAULT_TIMEOUT:-180}" \
   /bin/bash -c 'cd /work/main && bash .ci/run </dev/null' >"$LOG" 2>&1
