@@ -60,9 +60,9 @@ log "chroot $root ready; installing its python3 (what a new machine of this kind
 chroot "$root" /bin/sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
   apt-get install -y -qq --no-install-recommends python3 ca-certificates >/dev/null'
 
-mkdir -p "$root/work"
-git clone -q "$repo" "$root/work/main"
-[ -d "$repo/../shared" ] && bind "$(cd "$repo/../shared" && pwd)" /work/shared ro
+mkdir -p "$root/ci"
+git clone -q "$repo" "$root/ci/main"
+[ -d "$repo/../shared" ] && bind "$(cd "$repo/../shared" && pwd)" /ci/shared ro
 log "running CI=true bash .ci/run (Docker stage off) in the chroot; log: $LOG"
 set +e
 # bubblewrap (as root: a mount namespace and pivot_root, no user namespace) rather than chroot for the run: the
@@ -70,7 +70,7 @@ set +e
 bwrap --dev-bind "$root" / --die-with-parent /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   LANG=C.UTF-8 CI=true CAUSAL_SUITE_CI_DOCKER=0 \
   PIP_FIND_LINKS="${PIP_FIND_LINKS:-}" PIP_CERT="${PIP_CERT:-}" PIP_DEFAULT_TIMEOUT="${PIP_DEFAULT_TIMEOUT:-180}" \
-  /bin/bash -c 'cd /work/main && bash .ci/run </dev/null' >"$LOG" 2>&1
+  /bin/bash -c 'cd /ci/main && bash .ci/run </dev/null' >"$LOG" 2>&1
 rc=$?
 set -e
 tail -n 25 "$LOG"
