@@ -3,6 +3,7 @@ no new user namespaces for what R never needs."""
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -30,6 +31,13 @@ STOP_THE_TIMER = (
 )
 
 
+def _require_tracers() -> None:
+    """The hostile programs below attach gdb and strace (installed by .ci/run); without them they attack less."""
+    missing = [tool for tool in ("gdb", "strace") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"{' and '.join(missing)} not installed (apt-get install gdb strace; .ci/run installs them)")
+
+
 @pytest.fixture
 def box():
     env = ConfinedSandboxEnvironment(ConfinedLimits(cpu_seconds=30, memory_bytes=1024**3))
@@ -40,6 +48,7 @@ def box():
 @pytest.mark.needs_r
 @pytest.mark.needs_bwrap
 async def test_a_program_that_stops_or_traces_the_timer_ends_at_the_limit_with_its_output(box):
+    _require_tracers()
     await box.write_file("t.R", STOP_THE_TIMER)
     started = time.monotonic()
     with pytest.raises(ConfinedTimeoutError) as raised:
@@ -47,13 +56,14 @@ async def test_a_program_that_stops_or_traces_the_timer_ends_at_the_limit_with_i
     assert time.monotonic() - started < 4 + 3
     assert "printed before the limit" in raised.value.truncated_output
     assert "still here" in raised.value.truncated_output
-    assert "still here" in raised.value.truncated_output
 
 
 @pytest.mark.needs_r
 @pytest.mark.needs_bwrap
 def test_exp_b_scores_a_timer_stopping_program_timed_out_with_its_output_kept(scripted, tmp_path):
     from inspect_ai import eval
+
+    _require_tracers()
 
     from causalverify_inspect.task import exp_b
 
@@ -130,6 +140,7 @@ def test_each_blocked_system_call_gets_eperm_and_clone3_enosys():
 @pytest.mark.needs_bwrap
 @needs_x86_64
 async def test_inside_the_sandbox_tracing_namespaces_and_mounts_are_refused(box):
+    _require_tracers()
     code = (
         'cat(grep("^(Seccomp|NoNewPrivs):", readLines("/proc/self/status"), value = TRUE), sep = "\\n")\n'
         'for (cmd in c("unshare -U true", "unshare -m true", "unshare -n true", "mount -t tmpfs x /tmp", '
@@ -246,7 +257,10 @@ def test_a_uid_in_use_or_reserved_is_never_handed_out(monkeypatch):
     busy = uids.UID_BASE + 17
     squatter = subprocess.Popen(["setpriv", f"--reuid={busy}", "--", "sleep", "30"])
     try:
-        time.sleep(0.2)
+        deadline = time.monotonic() + 10
+        while not uids.uid_in_use(busy) and time.monotonic() < deadline:  # setpriv may not have switched yet
+            time.sleep(0.05)
+        assert uids.uid_in_use(busy)
         first_free, first_lock = uids.allocate_uid()
         draws = iter([17, first_free - uids.UID_BASE, first_free - uids.UID_BASE, 23])
         monkeypatch.setattr(uids.secrets, "randbelow", lambda n: next(draws))

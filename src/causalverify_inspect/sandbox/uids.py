@@ -51,10 +51,18 @@ def allocate_uid() -> tuple[int, int]:
 
 
 def uid_in_use(uid: int) -> bool:
-    """Whether any process on this host runs as ``uid``."""
+    """Whether any process on this host has ``uid`` as its real, effective, saved or filesystem uid.
+
+    Read from each ``/proc/<pid>/status`` (its ``Uid:`` line), not from the owner of ``/proc/<pid>``: the kernel
+    shows a process that is not dumpable (one that just changed its uid, before its next ``exec``) as root's.
+    """
+    wanted = str(uid)
     for entry in os.listdir("/proc"):
-        with contextlib.suppress(OSError):
-            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid:
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError), open(f"/proc/{entry}/status", encoding="ascii", errors="replace") as fh:
+            line = next((line for line in fh if line.startswith("Uid:")), "")
+            if wanted in line.split()[1:]:
                 return True
     return False
 
