@@ -26,7 +26,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.scorer import SampleScore, Score
 
 from causal_suite.errors import SuiteInputError
-from causal_suite.files import write_text_atomic
+from causal_suite.files import output_folder, write_figure_atomic, write_text_atomic
 from causal_suite.logs import LogSample, read_log_digest
 from causal_suite.scores import is_unscored
 from causal_suite.uncertainty import paired_difference, ratio
@@ -246,19 +246,17 @@ def forest_plot(table: pd.DataFrame, png: Path) -> None:
     ax.set_yticks(y, labels, fontsize=7)
     ax.set_xlabel(f"difference B - A (A = {table['model_a'].iloc[0]}), 95 % paired clustered interval")
     fig.tight_layout()
-    fig.savefig(png, dpi=110)
+    write_figure_atomic(fig, png)
     plt.close(fig)
 
 
 def write_comparison(table: pd.DataFrame, out: Path) -> list[Path]:
     """``compare.md``, ``compare.csv`` and ``compare.png`` under ``out`` (each written whole)."""
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(out, "compare")
     md = write_text_atomic(out / "compare.md", markdown(table))
     csv = write_text_atomic(out / "compare.csv", table.to_csv(index=False))
     png = out / "compare.png"
-    tmp = out / "compare.tmp.png"
-    forest_plot(table, tmp)
-    tmp.replace(png)
+    forest_plot(table, png)
     return [md, csv, png]
 
 

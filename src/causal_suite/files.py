@@ -9,6 +9,7 @@ import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from causal_suite.errors import SuiteInputError
 
@@ -50,6 +51,36 @@ def write_text_atomic(path: str | Path, text: str | Iterable[str]) -> Path:
 def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` as :func:`write_text_atomic` writes text."""
     return _write_atomic(path, [data], binary=True)
+
+
+def write_figure_atomic(fig: Any, path: str | Path, dpi: int = 110) -> Path:
+    """Save a matplotlib figure as PNG at ``path`` through a hidden file beside it and a rename."""
+    out = Path(path)
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    try:
+        fig.savefig(tmp, format="png", dpi=dpi)
+        tmp.replace(out)
+    except OSError as exc:
+        raise SuiteInputError(f"Output '{out}' cannot be written ({exc.strerror or exc}).") from None
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+    return out
+
+
+def output_folder(out: str | Path, command: str) -> Path:
+    """``out`` as a folder to write into (created), or one sentence naming ``command``'s ``--out``: an existing
+    file, or a path that cannot be created or written."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise SuiteInputError(f"{command}: --out '{out}' is an existing file: pass a folder.")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SuiteInputError(f"{command}: --out '{out}' cannot be created ({exc.strerror or exc}).") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise SuiteInputError(f"{command}: --out '{out}' is not writable.")
+    return out
 
 
 def sha256_file(path: str | Path) -> str:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ import pandas as pd
 from inspect_ai.scorer import SampleScore
 
 from causal_suite.errors import SuiteInputError
-from causal_suite.files import write_text_atomic
+from causal_suite.files import output_folder, write_figure_atomic, write_text_atomic
 from causal_suite.logs import LOG_SUFFIXES, LogDigest, read_log_digest
 from causal_suite.uncertainty import RateEstimate, rate
 
@@ -290,7 +289,7 @@ def draw(figure: Figure, out: Path) -> str | None:
     ax.set_title(figure.title, fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    _save_png(fig, out / f"{figure.name}.png")
+    write_figure_atomic(fig, out / f"{figure.name}.png")
     plt.close(fig)
     return f"{figure.name}.png"
 
@@ -346,16 +345,9 @@ def _draw_glass(figure: Figure, out: Path, plt) -> str:
         ax.set_ylabel("break rate")
         ax.legend(fontsize=7)
     fig.tight_layout()
-    _save_png(fig, out / f"{figure.name}.png")
+    write_figure_atomic(fig, out / f"{figure.name}.png")
     plt.close(fig)
     return f"{figure.name}.png"
-
-
-def _save_png(fig, path: Path) -> None:
-    """``fig`` as PNG at ``path``, written to a hidden file beside it and renamed into place."""
-    tmp = path.with_name(f".{path.name}")
-    fig.savefig(tmp, format="png", dpi=110)
-    tmp.replace(path)
 
 
 def markdown_table(data: pd.DataFrame) -> str:
@@ -367,21 +359,10 @@ def markdown_table(data: pd.DataFrame) -> str:
     return "\n".join([header, "|" + "---|" * len(data.columns), *("| " + " | ".join(r) + " |" for r in cells)])
 
 
-def _output_folder(out: Path) -> Path:
-    """``out`` as a folder to write into (created), or one sentence: a path that cannot be created or written."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise SuiteInputError(f"report: --out '{out}' cannot be created ({exc.strerror or exc}).") from None
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise SuiteInputError(f"report: --out '{out}' is not writable.")
-    return out
-
-
 def build_report(paths: list[str], out: Path, published: Path | None = None) -> dict[str, Figure]:
     """Read the logs, write every figure, its CSV and ``report.md`` under ``out``; returns the figures by name."""
     if out.exists() and not out.is_dir():  # before reading: the logs may take a while
-        raise SuiteInputError(f"report: --out '{out}' is an existing file: pass a folder for the report.")
+        raise SuiteInputError(f"report: --out '{out}' is an existing file: pass a folder.")
     by_benchmark: dict[str, list[LogDigest]] = defaultdict(list)
     skipped = []
     logs = find_logs(paths)
@@ -398,7 +379,7 @@ def build_report(paths: list[str], out: Path, published: Path | None = None) -> 
         (by_benchmark[kind].append(log) if kind and log.status == "success" else skipped.append(path.name))
     if len(skipped) == len(logs) and all(s.endswith("(unreadable)") for s in skipped):
         raise SuiteInputError(f"report: none of the {len(logs)} logs given could be read (see above).")
-    out = _output_folder(out)  # made only once there is something to write into it
+    out = output_folder(out, "report")  # made only once there is something to write into it
     figures: list[Figure] = []
     if by_benchmark["cobe"]:
         figures += cobe_figures(by_benchmark["cobe"])

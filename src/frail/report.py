@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from causal_suite.errors import SuiteInputError
-from causal_suite.files import write_text_atomic
+from causal_suite.files import write_figure_atomic, write_text_atomic
 from causal_suite.fragility import FRAGILE_THRESHOLD
 
 from .curation import curation_block
@@ -299,7 +299,7 @@ def _plots(out: Path, result: SeedResult, data: Dataset) -> list[str]:
         title=f"seed {result.seed}: ρ_S = {'n/a' if rho is None else f'{rho:.3f}'} (n = {len(pred)})",
     )
     ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout(), fig.savefig(out / "pi_scatter.png", dpi=110), plt.close(fig)
+    fig.tight_layout(), write_figure_atomic(fig, out / "pi_scatter.png"), plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(5, 4))
     picks = pred.sort_values("pi").iloc[np.linspace(0, len(pred) - 1, min(4, len(pred))).astype(int)]
@@ -311,14 +311,14 @@ def _plots(out: Path, result: SeedResult, data: Dataset) -> list[str]:
         ax.scatter(measured.index, measured.to_numpy(), color=color, marker="x")
     ax.set(xlabel="dose m", ylabel="break probability", title="predicted p(J, m) (lines), measured (x)")
     ax.legend(fontsize=7)
-    fig.tight_layout(), fig.savefig(out / "dose_response.png", dpi=110), plt.close(fig)
+    fig.tight_layout(), write_figure_atomic(fig, out / "dose_response.png"), plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(4.5, 4))
     ax.scatter(pred["C"], pred["pi_hat"], s=8, alpha=0.5, label="predicted π")
     ax.scatter(pred["C"], pred["crd_hat"], s=8, alpha=0.5, label="predicted D⊥")
     ax.set(xlabel="declared complexity C", ylabel="prediction", title="orthogonality to C")
     ax.legend(fontsize=7)
-    fig.tight_layout(), fig.savefig(out / "orthogonality.png", dpi=110), plt.close(fig)
+    fig.tight_layout(), write_figure_atomic(fig, out / "orthogonality.png"), plt.close(fig)
     return ["pi_scatter.png", "dose_response.png", "orthogonality.png"]
 
 

@@ -3,10 +3,12 @@ output path that cannot be written is one sentence."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from causal_suite.errors import SuiteInputError
-from causal_suite.files import write_bytes_atomic, write_text_atomic
+from causal_suite.files import output_folder, write_bytes_atomic, write_figure_atomic, write_text_atomic
 
 
 def test_a_failure_while_the_text_is_produced_leaves_the_old_file_and_no_temp(tmp_path):
@@ -37,3 +39,34 @@ def test_writes_create_parents_and_replace_the_target(tmp_path):
     assert out.read_text() == "one\ntwo\n"
     assert write_bytes_atomic(out, b"\x00\x01").read_bytes() == b"\x00\x01"
     assert sorted(p.name for p in out.parent.iterdir()) == ["b.txt"]
+
+
+def test_a_figure_is_renamed_into_place_and_a_failed_save_leaves_nothing(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    png = write_figure_atomic(fig, tmp_path / "f.png")
+    assert png.read_bytes().startswith(b"\x89PNG") and [p.name for p in tmp_path.iterdir()] == ["f.png"]
+
+    class Failing:
+        def savefig(self, path, **kwargs):
+            Path(path).write_bytes(b"half")
+            raise OSError(28, "No space left on device")
+
+    with pytest.raises(SuiteInputError, match=r"^Output '.*g\.png' cannot be written \(No space left on device\)"):
+        write_figure_atomic(Failing(), tmp_path / "g.png")
+    assert [p.name for p in tmp_path.iterdir()] == ["f.png"]
+    plt.close(fig)
+
+
+def test_an_output_folder_is_made_or_refused_in_one_sentence(tmp_path):
+    assert output_folder(tmp_path / "a" / "b", "compare").is_dir()
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(SuiteInputError, match=r"^compare: --out '.*file' is an existing file: pass a folder\.$"):
+        output_folder(tmp_path / "file", "compare")
+    with pytest.raises(SuiteInputError, match=r"^compare: --out '.*file/sub' cannot be created \(Not a directory\)"):
+        output_folder(tmp_path / "file" / "sub", "compare")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from inspect_ai import eval
 
@@ -81,7 +83,7 @@ def test_glass_suites_of_one_model_are_drawn_in_their_own_panels(glass_log, scri
     original = matplotlib.figure.Figure.savefig
 
     def spy(fig, fname, *args, **kwargs):
-        if str(fname).endswith("glass_break_rate_by_dose.png"):
+        if "glass_break_rate_by_dose" in Path(fname).name:  # written through a hidden temp file
             panels.extend((ax.get_title(), ax.get_legend_handles_labels()[1]) for ax in fig.axes)
         return original(fig, fname, *args, **kwargs)
 
