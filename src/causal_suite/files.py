@@ -1,4 +1,4 @@
-"""Files: atomic writes (every file the suite writes goes to a temp file beside its target and is renamed into
+"""Files: atomic writes (every file the suite writes goes to a hidden temp file beside its target and is renamed into
 place, so nothing is ever half-written, and a failed write leaves neither the target nor the temp file) and file
 digests."""
 
@@ -7,16 +7,23 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from causal_suite.errors import SuiteInputError
 
 
-def _write_atomic(path: str | Path, chunks: Iterable[str] | Iterable[bytes], binary: bool) -> Path:
+def write_atomic(path: str | Path, write: Callable[[Path], object]) -> Path:
+    """Have ``write(tmp)`` write the file, then rename it onto ``path``: ``tmp`` is a hidden file beside the target
+    with the target's suffix (the writer may infer the format from it), and the parent folders are created.
+
+    Raises:
+        SuiteInputError: ``path`` is a directory or cannot be written (permissions, a full disk); the target is
+            then unchanged and no temp file is left. Any error ``write`` raises leaves the same and propagates.
+    """
     out = Path(path)
-    tmp = out.with_name(f"{out.name}.tmp-{os.getpid()}")
+    tmp = out.with_name(f".{out.stem}.tmp-{os.getpid()}{out.suffix}")
     try:
         if out.is_dir():
             raise SuiteInputError(f"Output '{out}' is a directory: pass a file path.")
@@ -26,8 +33,7 @@ def _write_atomic(path: str | Path, chunks: Iterable[str] | Iterable[bytes], bin
             raise SuiteInputError(
                 f"Output '{out}' cannot be written: a file stands where its folder should be."
             ) from None
-        with tmp.open("wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
-            fh.writelines(chunks)
+        write(tmp)
         tmp.replace(out)
     except OSError as exc:
         raise SuiteInputError(f"Output '{out}' cannot be written ({exc.strerror or exc}).") from None
@@ -38,34 +44,18 @@ def _write_atomic(path: str | Path, chunks: Iterable[str] | Iterable[bytes], bin
 
 
 def write_text_atomic(path: str | Path, text: str | Iterable[str]) -> Path:
-    """Write ``text`` (a string or string chunks) to ``path`` via a temp file beside it and a rename, creating the
-    parent folders.
+    """Write ``text`` (a string or string chunks) to ``path`` as :func:`write_atomic` writes (UTF-8)."""
 
-    Raises:
-        SuiteInputError: ``path`` is a directory or cannot be written (permissions, a full disk); the target is
-            then unchanged and no temp file is left. Any error raised while ``text`` is produced leaves the same.
-    """
-    return _write_atomic(path, [text] if isinstance(text, str) else text, binary=False)
+    def write(tmp: Path) -> None:
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.writelines([text] if isinstance(text, str) else text)
 
-
-def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` as :func:`write_text_atomic` writes text."""
-    return _write_atomic(path, [data], binary=True)
+    return write_atomic(path, write)
 
 
 def write_figure_atomic(fig: Any, path: str | Path, dpi: int = 110) -> Path:
-    """Save a matplotlib figure as PNG at ``path`` through a hidden file beside it and a rename."""
-    out = Path(path)
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-    try:
-        fig.savefig(tmp, format="png", dpi=dpi)
-        tmp.replace(out)
-    except OSError as exc:
-        raise SuiteInputError(f"Output '{out}' cannot be written ({exc.strerror or exc}).") from None
-    finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
-    return out
+    """Save a matplotlib figure as PNG at ``path`` as :func:`write_atomic` writes."""
+    return write_atomic(path, lambda tmp: fig.savefig(tmp, format="png", dpi=dpi))
 
 
 def output_folder(out: str | Path, command: str) -> Path:

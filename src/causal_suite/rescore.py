@@ -16,6 +16,7 @@ from inspect_ai import score
 from inspect_ai.log import EvalLog, write_eval_log
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.files import write_atomic
 from causal_suite.logs import LogReader
 
 
@@ -62,13 +63,7 @@ def rescore(path: Path, append: bool = False, out: Path | None = None) -> EvalLo
         scorers = log_scorers(log)
         log.samples = list(reader.full_samples())
     scored = score(log, scorers, action="append" if append else "overwrite", display="none")
-    tmp = target.with_name(f".{target.name}.tmp{target.suffix}")  # the suffix tells inspect the log format
-    try:
-        write_eval_log(scored, str(tmp))
-        tmp.replace(target)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise SuiteInputError(f"score: '{target}' cannot be written ({exc.strerror or exc}).") from None
+    write_atomic(target, lambda tmp: write_eval_log(scored, str(tmp)))  # the temp keeps the suffix: the format
     return scored
 
 

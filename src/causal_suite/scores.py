@@ -23,14 +23,3 @@ def as_float(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return None if math.isnan(out) else out
-
-
-def named(name: str, value: float) -> dict[str, float]:
-    """A one-number metric value under its short name.
-
-    inspect logs a metric that returns a float under its registry name (``glass_inspect/break_rate``), which the
-    viewer shows as is; the entries of a metric that returns a dict are named by their keys. A suite metric
-    returns ``named("break_rate", value)`` so the log, the viewer and the results table all read ``break_rate``
-    (the key in ``EvalScore.metrics`` is the short name either way).
-    """
-    return {name: float(value)}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from causal_suite.errors import SuiteInputError
-from causal_suite.files import output_folder, write_bytes_atomic, write_figure_atomic, write_text_atomic
+from causal_suite.files import output_folder, write_figure_atomic, write_text_atomic
 
 
 def test_a_failure_while_the_text_is_produced_leaves_the_old_file_and_no_temp(tmp_path):
@@ -30,14 +30,14 @@ def test_unwritable_outputs_are_one_sentence_and_leave_nothing(tmp_path):
         write_text_atomic(tmp_path / "dir", "x")
     (tmp_path / "file").write_text("x")
     with pytest.raises(SuiteInputError, match=r"^Output '.*file/out\.json' cannot be written: a file stands where"):
-        write_bytes_atomic(tmp_path / "file" / "out.json", b"{}")
+        write_text_atomic(tmp_path / "file" / "out.json", "{}")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir", "file"] and not list((tmp_path / "dir").iterdir())
 
 
 def test_writes_create_parents_and_replace_the_target(tmp_path):
     out = write_text_atomic(tmp_path / "a" / "b.txt", ["one\n", "two\n"])
     assert out.read_text() == "one\ntwo\n"
-    assert write_bytes_atomic(out, b"\x00\x01").read_bytes() == b"\x00\x01"
+    assert write_text_atomic(out, "three\n").read_text() == "three\n"
     assert sorted(p.name for p in out.parent.iterdir()) == ["b.txt"]
 
 

@@ -150,7 +150,7 @@ def test_check_and_report_skip_a_bad_log_and_go_on(glass_logs, tmp_path, capsys)
     captured = capsys.readouterr()
     assert f"report: skipped: eval log '{bad}'" in captured.err and "figures written" in captured.out
     assert "glass_break_rate_by_dose" in (tmp_path / "r" / "report.md").read_text()
-    assert not list((tmp_path / "r").glob("*.tmp"))
+    assert not [p.name for p in (tmp_path / "r").iterdir() if p.name.startswith(".")]  # no temp file left
 
 
 def test_report_and_score_turn_bad_input_into_one_sentence_and_exit_2(glass_logs, tmp_path, capsys):
