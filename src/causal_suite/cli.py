@@ -206,16 +206,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_compare_arguments(comparer)
     args = parser.parse_args(argv)
-    if args.command == "check":
-        return reports_input_errors("causal-suite check")(check_logs)(args.logs)
-    if args.command == "score":
-        return reports_input_errors("causal-suite score")(run_score)(args)
+    reading_logs = {
+        "check": lambda: check_logs(args.logs),
+        "score": lambda: run_score(args),
+        "compare": lambda: run_compare(args.logs, args.out),
+        "report": lambda: run_report(args),
+    }
+    if args.command in reading_logs:  # bad input: one sentence and exit 2
+        return reports_input_errors(f"causal-suite {args.command}")(reading_logs[args.command])()
     if args.command == "tasks":
         return list_tasks()
-    if args.command == "compare":
-        return reports_input_errors("causal-suite compare")(run_compare)(args.logs, args.out)
-    if args.command == "report":
-        return reports_input_errors("causal-suite report")(run_report)(args)
     return run_demo(args.model, args.log_dir, args.full, args.only)
 
 
