@@ -664,20 +664,20 @@ GSM_SOURCE = "".join(
 )
 
 
-def _frail(*argv_parts: str | Callable[[Path], str], outputs: tuple[str, ...] = ()) -> Callable[[Path], object]:
-    return _cli(frail_main, lambda tmp: [a(tmp) if callable(a) else a for a in argv_parts], *outputs)
+def _command(main: Callable[[list[str]], int]) -> Callable[..., Callable[[Path], object]]:
+    """A case builder for one command: ``build(*argv_parts, outputs=(...))``, each part a string or a function of
+    the case's folder."""
+
+    def build(*argv_parts: str | Callable[[Path], str], outputs: tuple[str, ...] = ()) -> Callable[[Path], object]:
+        return _cli(main, lambda tmp: [a(tmp) if callable(a) else a for a in argv_parts], *outputs)
+
+    return build
 
 
-def _glass_build(*argv_parts: str | Callable[[Path], str], outputs: tuple[str, ...] = ()) -> Callable[[Path], object]:
-    return _cli(glass_build_main, lambda tmp: [a(tmp) if callable(a) else a for a in argv_parts], *outputs)
-
-
-def _cobe_data(*argv_parts: str | Callable[[Path], str], outputs: tuple[str, ...] = ()) -> Callable[[Path], object]:
-    return _cli(cobe_data_main, lambda tmp: [a(tmp) if callable(a) else a for a in argv_parts], *outputs)
-
-
-def _cv_data(*argv_parts: str | Callable[[Path], str], outputs: tuple[str, ...] = ()) -> Callable[[Path], object]:
-    return _cli(cv_data_main, lambda tmp: [a(tmp) if callable(a) else a for a in argv_parts], *outputs)
+_frail = _command(frail_main)
+_glass_build = _command(glass_build_main)
+_cobe_data = _command(cobe_data_main)
+_cv_data = _command(cv_data_main)
 
 
 def _pairs_file(damage: Callable[[Path], object] = lambda p: None) -> Callable[[Path], str]:
@@ -938,6 +938,9 @@ def _good_log(tmp: Path, name: str = "good.eval") -> Path:
     return Path(shutil.copy(_GOOD_LOG[0], tmp / name))
 
 
+_suite = _command(suite_main)
+
+
 def _log_arg(tmp: Path) -> str:
     return str(_good_log(tmp))
 
@@ -964,10 +967,6 @@ def _folder_one_bad(tmp: Path) -> str:
     _good_log(tmp)
     (tmp / "bad.eval").write_bytes(b"\x00\x01 not a zip")
     return str(tmp)
-
-
-def _suite(*argv_parts: str | Callable[[Path], str], outputs: tuple[str, ...] = ()) -> Callable[[Path], object]:
-    return _cli(suite_main, lambda tmp: [a(tmp) if callable(a) else a for a in argv_parts], *outputs)
 
 
 BAD_LOGS: list[tuple[str, Callable[[Path], object], str]] = [

@@ -8,8 +8,8 @@ as in ``.ci/docker.sh``, its absence fails the run instead of skipping).
 
 Tests run today's code: the suite is installed non-editable (see ``scripts/setup.sh``), so before collection
 ``pytest_configure`` compares every installed module with ``src/`` and stops the run with one sentence when they
-differ (run ``bash scripts/setup.sh``). With ``PYTHONPATH=src`` the packages are imported from ``src/`` itself
-and there is nothing to compare.
+differ (run ``bash scripts/setup.sh``). Where the packages are imported from ``src/`` itself there is nothing to
+compare.
 """
 
 from __future__ import annotations
@@ -177,10 +177,7 @@ def install_check() -> Callable[[Path], str | None]:
 def pytest_configure(config: pytest.Config) -> None:
     reason = stale_install()
     if reason:
-        raise pytest.UsageError(
-            f"src/ changed since the suite was installed ({reason}): run bash scripts/setup.sh, or run pytest "
-            "with PYTHONPATH=src."
-        )
+        raise pytest.UsageError(f"src/ changed since the suite was installed ({reason}): run bash scripts/setup.sh.")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
