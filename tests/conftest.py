@@ -111,6 +111,23 @@ def scripted_factory() -> Callable[..., Model]:
 
 
 @pytest.fixture
+def process_cmdlines() -> Callable[[], list[str]]:
+    """``process_cmdlines()``: the NUL-separated command line of every process on this host, now (for tests that a
+    sandbox left nothing running)."""
+
+    def read() -> list[str]:
+        lines = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                lines.append(Path(f"/proc/{pid}/cmdline").read_text())
+            except OSError:  # ended meanwhile
+                continue
+        return lines
+
+    return read
+
+
+@pytest.fixture
 def shared_dir() -> Path:
     """``../shared`` (tests using it must carry the ``shared_data`` marker)."""
     return SHARED

@@ -1,6 +1,5 @@
 """The confined sandbox: hostile R is contained, limited and killed; the host is unchanged (issue 'Hostile code')."""
 
-import os
 import socket
 import threading
 import time
@@ -143,19 +142,12 @@ async def test_file_size_limit(box):
 
 @pytest.mark.needs_r
 @pytest.mark.needs_bwrap
-async def test_background_process_dies_with_the_command(box):
+async def test_background_process_dies_with_the_command(box, process_cmdlines):
     result, _ = await run_r(box, 'system("sleep 97.25 &"); cat("left\\n")')
     assert result.success
     time.sleep(0.3)
-    leftovers = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p) == "sleep\x0097.25\x00"]
+    leftovers = [c for c in process_cmdlines() if c == "sleep\x0097.25\x00"]
     assert leftovers == []
-
-
-def _cmdline(pid: str) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_text()
-    except OSError:
-        return ""
 
 
 @pytest.mark.needs_r

@@ -312,19 +312,12 @@ for delay in [0, 0, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02]:
 
 
 @pytest.mark.needs_bwrap
-def test_no_sandbox_outlives_an_eval_killed_in_its_first_milliseconds():
+def test_no_sandbox_outlives_an_eval_killed_in_its_first_milliseconds(process_cmdlines):
     sandbox_dir = SRC / "causalverify_inspect" / "sandbox"
     subprocess.run([sys.executable, "-c", KILLED_EVAL, str(sandbox_dir)], check=True, timeout=60)
     time.sleep(0.5)
-    left = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).startswith("sleep\x0093.5")]
+    left = [c for c in process_cmdlines() if c.startswith("sleep\x0093.5")]
     assert left == []
-
-
-def _cmdline(pid: str) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_text()
-    except OSError:
-        return ""
 
 
 @pytest.mark.needs_r
