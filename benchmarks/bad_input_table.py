@@ -44,19 +44,19 @@ import torch
 from causal_suite.cli import main as suite_main
 from causal_suite.errors import SuiteInputError
 from causalverify_inspect.dataset import exp_a_dataset
-from causalverify_inspect.task import exp_a, exp_b
 from causalverify_inspect.scenarios.cli import main as cv_data_main
+from causalverify_inspect.task import exp_a, exp_b
 from cobe_inspect.agreement import read_labels
 from cobe_inspect.records.convert import main as cobe_data_main
+from cobe_inspect.task import cobe
 from frail.cli import main as frail_main
 from frail.models.pi import FrailPi
-from cobe_inspect.task import cobe
 from frail.pairs import read_pairs
 from frail.probes import read_probes
 from frail.splits import read_sidecar, sidecar_path
 from glass_inspect.corpus import PairRecord, TextRecord, manifest_path, write_corpus_dir
-from glass_inspect.corpus.labeled_pairs import read_labeled_pairs
 from glass_inspect.corpus.cli import main as glass_build_main
+from glass_inspect.corpus.labeled_pairs import read_labeled_pairs
 from glass_inspect.corpus.sources import load_source
 from glass_inspect.task import glassgsm, noop_audit
 

@@ -20,13 +20,13 @@ import tempfile
 import threading
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from inspect_ai import eval, task_with
-from inspect_ai.util import SandboxEnvironmentSpec
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.util import SandboxEnvironmentSpec
 
 import causalverify_inspect
 from causalverify_inspect.sandbox import ConfinedLimits

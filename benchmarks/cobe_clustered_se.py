@@ -39,8 +39,8 @@ def simulate(rng: np.random.Generator, core_sd: float, variation_sd: float) -> t
 def sample_scores(core_of: np.ndarray, outcomes: np.ndarray) -> list[SampleScore]:
     """The replication as CoBe sample scores (ids ``{core}v{variation}-{phrasing}``, core and variation metadata)."""
     scores = []
-    for v, (core, row) in enumerate(zip(core_of, outcomes)):
-        for phrasing, y in zip(PHRASINGS, row):
+    for v, (core, row) in enumerate(zip(core_of, outcomes, strict=False)):
+        for phrasing, y in zip(PHRASINGS, row, strict=False):
             value = {"E0": 1, "E1": int(y), "E2": 1, "correct": int(y)}
             meta = {"core_id": int(core), "scenario_id": f"{core}v{v}", "phrasing": phrasing}
             scores.append(

@@ -50,7 +50,7 @@ def glass_pair(rng: np.random.Generator, delta: float, bases: int) -> Pair:
         for b in range(bases):
             meta = {"text_id": f"b{b}", "base_id": f"b{b}", "role": "base", "doses": [1], "same_text": []}
             out.append(SampleScore(score=Score(value=float(solved[b])), sample_id=f"b{b}", sample_metadata=meta))
-        for t, (b, broke) in enumerate(zip(base_of, breaks)):
+        for t, (b, broke) in enumerate(zip(base_of, breaks, strict=False)):
             meta = {"text_id": f"t{t}", "base_id": f"b{b}", "role": "twin", "operator": "entity_rename"}
             meta |= {"doses": [1], "same_text": []}
             out.append(SampleScore(score=Score(value=float(not broke)), sample_id=f"t{t}", sample_metadata=meta))
@@ -67,7 +67,7 @@ def cobe_pair(rng: np.random.Generator, delta: float, cores: int) -> Pair:
 
     def scores(correct: np.ndarray) -> list[SampleScore]:
         out = []
-        for i, (core, y) in enumerate(zip(core_of, correct)):
+        for i, (core, y) in enumerate(zip(core_of, correct, strict=False)):
             value = {"E0": 1, "E1": int(y), "E2": 1, "correct": int(y)}
             meta = {"core_id": int(core), "domain": "d", "graph_type": "chain", "phrasing": "ABC"[i % 3]}
             out.append(SampleScore(score=Score(value=value), sample_id=f"{core}-{i}", sample_metadata=meta))

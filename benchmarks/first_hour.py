@@ -544,8 +544,8 @@ def case_frail(tmp: Path, glass_log: Any) -> None:
 
     from frail.cli import build_parser
     from frail.cli import main as frail_main
-    from frail.synth import generate_bernoulli
     from frail.pairs import write_pairs
+    from frail.synth import generate_bernoulli
 
     missing = []
     for action in build_parser()._subparsers._group_actions[0].choices.items():  # every subcommand's options

@@ -28,8 +28,8 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import match
 from inspect_ai.solver import generate
 
-from glass_inspect.corpus.build import build_corpus
 from glass_inspect.corpus import read_manifest, read_pool
+from glass_inspect.corpus.build import build_corpus
 from glass_inspect.task import glassgsm
 
 REPO = Path(__file__).resolve().parents[1]

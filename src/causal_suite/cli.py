@@ -156,7 +156,7 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
 def _print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, tuple("-" * w for w in widths), *rows]:
-        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
 
 
 BENCHMARK_PACKAGES = ("cobe_inspect", "glass_inspect", "causalverify_inspect")

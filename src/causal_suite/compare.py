@@ -80,11 +80,11 @@ def fingerprint(header: EvalLog) -> dict[str, Any]:
 def check_comparable(paths: list[str], headers: list[EvalLog]) -> str:
     """The benchmark of the logs; one sentence naming the first difference when they are not comparable."""
     kinds = [benchmark_of(h) for h in headers]
-    for path, kind, header in zip(paths, kinds, headers):
+    for path, kind, header in zip(paths, kinds, headers, strict=False):
         if kind is None:
             raise SuiteInputError(f"compare: {path} is a log of {header.eval.task}, which compare does not know.")
     reference = fingerprint(headers[0])
-    for path, header in zip(paths[1:], headers[1:]):
+    for path, header in zip(paths[1:], headers[1:], strict=False):
         for field, value in fingerprint(header).items():
             if value != reference[field]:
                 raise SuiteInputError(
@@ -185,7 +185,7 @@ def compare_units(a: Units, b: Units, label_a: str, label_b: str) -> tuple[list[
                 diff.high,
                 diff.p_value,
                 diff.mdd,
-                sum(1 for d_a, d_b in zip(den_a, den_b) if d_a or d_b),
+                sum(1 for d_a, d_b in zip(den_a, den_b, strict=False) if d_a or d_b),
                 diff.clusters,
             )
         )
@@ -200,7 +200,7 @@ def compare_logs(paths: list[str]) -> pd.DataFrame:
     kind = check_comparable(paths, [h for h, _ in read])
     units = [units_of(kind, reduced_scores(kind, samples)) for _, samples in read]
     rows: list[Row] = []
-    for path, (header, _), other in zip(paths[1:], read[1:], units[1:]):
+    for path, (header, _), other in zip(paths[1:], read[1:], units[1:], strict=False):
         found, (matched, only_a, only_b) = compare_units(units[0], other, _label(read[0][0]), _label(header))
         if not found:
             raise SuiteInputError(f"compare: {path} and {paths[0]} share no scored sample.")
@@ -241,7 +241,7 @@ def forest_plot(table: pd.DataFrame, png: Path) -> None:
     high = (table["high"] - table["difference"]).fillna(0)
     ax.errorbar(table["difference"], y, xerr=[low, high], fmt="o", capsize=3)
     ax.axvline(0, color="grey", linestyle="--", linewidth=1)
-    for yi, r in zip(y, table.itertuples()):
+    for yi, r in zip(y, table.itertuples(), strict=False):
         ax.annotate(f"n={r.matched}, G={r.clusters}", (1.01, yi), xycoords=("axes fraction", "data"), fontsize=7)
     ax.set_yticks(y, labels, fontsize=7)
     ax.set_xlabel(f"difference B - A (A = {table['model_a'].iloc[0]}), 95 % paired clustered interval")

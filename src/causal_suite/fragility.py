@@ -36,7 +36,7 @@ def break_event(y_base: Any, y_twin: Any) -> Any:
 
 def break_rate(y_base: Iterable[float], y_twin: Iterable[float]) -> float:
     """P(B = 1 | Y(J) = 1) over paired outcomes; NaN when no base of the pairs is solved."""
-    breaks = [bool(break_event(b, t)) for b, t in zip(y_base, y_twin) if solved(b)]
+    breaks = [bool(break_event(b, t)) for b, t in zip(y_base, y_twin, strict=False) if solved(b)]
     return sum(breaks) / len(breaks) if breaks else float("nan")
 
 

@@ -29,9 +29,9 @@ import ijson
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai._util.json import is_ijson_nan_inf_error
 from inspect_ai._util.registry import _registry, registry_find, registry_info, registry_key, registry_unqualified_name
-from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.log import EvalLog, EvalSampleReductions, read_eval_log
 from inspect_ai.log._recorders.eval import REDUCTIONS_JSON, SAMPLES_DIR, _read_header
+from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.model._model import active_model
 
 __all__ = [

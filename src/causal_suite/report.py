@@ -103,7 +103,7 @@ def cobe_figures(logs: list[LogDigest]) -> list[Figure]:
         cores = [meta.get("core_id", meta.get("scenario_id", sid)) for _, meta, sid in scored]
         for key in COBE_GROUPS:
             groups: dict[str, tuple[list[float], list]] = defaultdict(lambda: ([], []))
-            for (value, meta, _), core in zip(scored, cores):
+            for (value, meta, _), core in zip(scored, cores, strict=False):
                 groups[str(meta.get(key))][0].append(float(value["correct"]))
                 groups[str(meta.get(key))][1].append(core)
             for group, (values, clusters) in sorted(groups.items()):
@@ -307,7 +307,7 @@ def _bars(ax, data: pd.DataFrame, group: str, value: str) -> None:
         part = data[data["series"] == name].set_index(group).reindex(groups)
         x = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
         ax.bar(x, part[value].fillna(0), width, yerr=_errors(part, value), capsize=2, label=name)
-        for xi, high, n in zip(x, part["high"].fillna(0), part["n"]):
+        for xi, high, n in zip(x, part["high"].fillna(0), part["n"], strict=False):
             if not pd.isna(n):
                 ax.annotate(
                     f"n={n:.0f}", (xi, high), xytext=(0, 2), textcoords="offset points", ha="center", fontsize=6
@@ -319,7 +319,7 @@ def _bars(ax, data: pd.DataFrame, group: str, value: str) -> None:
 def _points(ax, x: pd.Series, part: pd.DataFrame, value: str, label: str) -> None:
     """A line of points with their 95 % intervals and the n of each point beside it."""
     ax.errorbar(x, part[value], yerr=_errors(part, value), marker="o", capsize=3, label=label)
-    for xi, yi, n in zip(x, part[value], part["n"]):
+    for xi, yi, n in zip(x, part[value], part["n"], strict=False):
         if not pd.isna(yi):
             ax.annotate(f"n={n:.0f}", (xi, yi), xytext=(4, 2), textcoords="offset points", fontsize=6)
 
@@ -331,7 +331,7 @@ def _draw_glass(figure: Figure, out: Path, plt) -> str:
     data = figure.data
     suites = sorted(data["suite"].unique())
     fig, axes = plt.subplots(1, len(suites), figsize=(6.5 * len(suites), 4), squeeze=False, sharey=True)
-    for ax, suite in zip(axes[0], suites):
+    for ax, suite in zip(axes[0], suites, strict=False):
         rows = data[data["suite"] == suite]
         for (model, family), part in rows.groupby(["model", "family"]):
             _points(ax, part["dose"], part, "break_rate", f"{family} ({model})")

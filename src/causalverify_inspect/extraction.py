@@ -679,8 +679,8 @@ def _etable(lines: list[str], family: str) -> _Found:
             continue
         found.claimed.update(range(top, i + 1))
 
-        def col_at(end: int) -> int:
-            return min(range(len(cols)), key=lambda k: abs(cols[k][1] - end))
+        def col_at(end: int, cols: list[tuple[int, int]] = cols) -> int:
+            return min(range(len(cols)), key=lambda c: abs(cols[c][1] - end))
 
         stage = {}
         if stages_line is not None:
@@ -735,7 +735,7 @@ def _vectors(lines: list[str], family: str, claimed: set[int]) -> _Found:
             continue
         if any(_TOKEN_RE.fullmatch(n) for n, _ in names):
             continue  # names that are numbers: days or indices, not a coefficient vector
-        if not all(abs(end - v.end) <= 1 for (_, end), v in zip(names, values)):
+        if not all(abs(end - v.end) <= 1 for (_, end), v in zip(names, values, strict=False)):
             continue
         after = lines[i + 2] if i + 2 < len(lines) else ""
         if (
@@ -749,7 +749,7 @@ def _vectors(lines: list[str], family: str, claimed: set[int]) -> _Found:
         role = _context_role(lines[max(0, i - 3) : i], family)
         explicit = role == "effect!"
         role = role.rstrip("!")
-        for (name, _), tok in zip(names, values):
+        for (name, _), tok in zip(names, values, strict=False):
             ok = _is_term(name, family) or _VECTOR_EFFECT_NAMES.match(name.strip("`"))
             if not ok:
                 continue

@@ -57,8 +57,8 @@ from causalverify_inspect.extraction import (
     extract,
     parse_extractor_reply,
 )
-from causalverify_inspect.prompts import EXTRACTOR_SYSTEM, EXTRACTOR_USER, FAMILY_GUIDANCE
 from causalverify_inspect.packages import environment_package, image_packages
+from causalverify_inspect.prompts import EXTRACTOR_SYSTEM, EXTRACTOR_USER, FAMILY_GUIDANCE
 from causalverify_inspect.sandbox import without_sandbox_notes
 from causalverify_inspect.scenarios import FAMILIES
 from causalverify_inspect.scenarios.estimators import iv_stage_estimates

@@ -15,11 +15,11 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessag
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import OutputLimitExceededError, SandboxEnvironment, sandbox
 
+from causal_suite.inspect_compat import registry_unqualified_name
 from causalverify_inspect.dataset import cached_response_path, read_cached_response
 from causalverify_inspect.extraction import extract_r_code, reply_json_object
-from causalverify_inspect.prompts import CALIBRATION_SYSTEM, CALIBRATION_USER
 from causalverify_inspect.packages import loaded_packages, missing_query
-from causal_suite.inspect_compat import registry_unqualified_name
+from causalverify_inspect.prompts import CALIBRATION_SYSTEM, CALIBRATION_USER
 from causalverify_inspect.sandbox import NOTE_PREFIX, ConfinedSandboxEnvironment
 
 SCRIPT_NAME = "cv_analysis.R"

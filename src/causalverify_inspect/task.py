@@ -12,7 +12,6 @@ scored for method family (L3) and direction (L4) against consensus labels (see :
 
 from __future__ import annotations
 
-
 from inspect_ai import Task, task
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
@@ -20,8 +19,8 @@ from inspect_ai.solver import generate, system_message
 from inspect_ai.util import SandboxEnvironmentSpec
 
 from causal_suite.errors import SuiteInputError, strict_params
-from causal_suite.params import TaskParams
 from causal_suite.eval_meta import task_version
+from causal_suite.params import TaskParams
 from causal_suite.subset import subset_dataset
 from causalverify_inspect.dataset import check_cached_responses, exp_a_dataset, exp_b_dataset, scenarios_digest
 from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM

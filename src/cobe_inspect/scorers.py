@@ -389,9 +389,11 @@ def cobe_judge(
         results = await asyncio.gather(
             *(_checked(c, grader, fill(c, text, state), retries, memo, cache) for c in CHECKS)
         )
-        verdicts = {c: verdict for c, (verdict, _, _) in zip(CHECKS, results)}
+        verdicts = {c: verdict for c, (verdict, _, _) in zip(CHECKS, results, strict=False)}
         errors = [error for _, _, error in results if error]
-        metadata = {"judge_replies": {c: replies for c, (_, replies, _) in zip(CHECKS, results)}} | provenance
+        metadata = {
+            "judge_replies": {c: replies for c, (_, replies, _) in zip(CHECKS, results, strict=False)}
+        } | provenance
         if errors:
             return Score.unscored(
                 reason="grader_error",

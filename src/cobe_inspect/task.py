@@ -21,10 +21,10 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.solver import generate
 
 from causal_suite.errors import strict_params
-from causal_suite.params import TaskParams
 from causal_suite.eval_meta import task_version
-from causal_suite.subset import subset_dataset
 from causal_suite.inspect_compat import active_model
+from causal_suite.params import TaskParams
+from causal_suite.subset import subset_dataset
 from cobe_inspect.dataset import BUILTIN_DATA, cobe_dataset
 from cobe_inspect.prompts import load_judge_prompts, load_tier_templates
 from cobe_inspect.scorers import DEFAULT_RETRIES, PAPER_JUDGE, cobe_judge, resolve_grader

@@ -11,13 +11,13 @@ the same folds as Frail-π:
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
-from .estimands import fit_complexity_regression, predict_complexity_regression
-from .featurizers import surface_matrix
+from frail.estimands import fit_complexity_regression, predict_complexity_regression
+from frail.featurizers import surface_matrix
 
 Features = Callable[[pd.DataFrame], np.ndarray]  # job frame -> (n_jobs, d) inputs
 FitPredict = Callable[[np.ndarray, np.ndarray, np.ndarray, int], "np.ndarray | None"]  # (x, y, x_test, seed)

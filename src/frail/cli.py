@@ -12,13 +12,12 @@ from pathlib import Path
 
 from causal_suite.errors import SuiteInputError, reports_input_errors
 from causal_suite.params import cli_integer, cli_integers, comma_list
-
-from .options import add_encoder_arguments, featurizer_options
-from .pairs import read_pair_files, read_pairs, require_one_solver, write_pairs
+from frail.options import add_encoder_arguments, featurizer_options
+from frail.pairs import read_pair_files, read_pairs, require_one_solver, write_pairs
 
 
 def cmd_pairs(args: argparse.Namespace) -> int:
-    from .logs import observations_from_logs
+    from frail.logs import observations_from_logs
 
     logs = [p for p in args.inputs if not p.endswith(".jsonl")]
     upstream = [p for p in args.inputs if p.endswith(".jsonl")]
@@ -31,7 +30,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
 
 
 def cmd_probes(args: argparse.Namespace) -> int:
-    from .probes import collect_probes_from_logs, probes_from_pairs, write_probes
+    from frail.probes import collect_probes_from_logs, probes_from_pairs, write_probes
 
     upstream = [p for p in args.inputs if p.endswith(".jsonl")]
     if upstream and len(upstream) != len(args.inputs):
@@ -60,7 +59,7 @@ def cmd_probes(args: argparse.Namespace) -> int:
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
-    from .synth import truth_path, write_synth
+    from frail.synth import truth_path, write_synth
 
     checks = write_synth(args.out, args.variant, args.n_jobs, args.seed, args.twins_per_dose)
     print(json.dumps({"out": args.out, "truth": str(truth_path(args.out)), "mechanism_checks": checks}, indent=1))
@@ -75,11 +74,11 @@ def _require_torch() -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     _require_torch()
-    from .models.pi import PiConfig
-    from .models.pi_encoder import EncoderTrainConfig
-    from .report import run_report
-
     import torch
+
+    from frail.models.pi import PiConfig
+    from frail.models.pi_encoder import EncoderTrainConfig
+    from frail.report import run_report
 
     torch.set_num_threads(args.threads)  # the head is tiny: one thread is fastest and leaves the other cores free
     config = PiConfig(hidden=args.hidden, max_epochs=args.max_epochs, patience=args.patience)
@@ -94,7 +93,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     seeds = args.seeds
     probes = None
     if args.probe_file:
-        from .probes import read_probes
+        from frail.probes import read_probes
 
         probes = read_probes(args.probe_file)
     summary = run_report(
@@ -122,12 +121,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     import numpy as np
 
     _require_torch()
-    from .estimands import spearman
-    from .evaluation import predict_targets
-    from .models.pi import FrailPi
-    from .probes import read_probes
-    from .report import load_dataset, probe_inputs
-    from .splits import make_split, refuse_overlap
+    from frail.estimands import spearman
+    from frail.evaluation import predict_targets
+    from frail.models.pi import FrailPi
+    from frail.probes import read_probes
+    from frail.report import load_dataset, probe_inputs
+    from frail.splits import make_split, refuse_overlap
 
     data = load_dataset(comma_list(args.pairs))
     split = make_split(data.jobs.index, data.fingerprint, args.seed)
@@ -175,11 +174,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def cmd_transfer(args: argparse.Namespace) -> int:
     _require_torch()
-    from .curation import solver_transfer
-    from .models.pi import PiConfig
-    from .report import load_dataset
-
     import torch
+
+    from frail.curation import solver_transfer
+    from frail.models.pi import PiConfig
+    from frail.report import load_dataset
 
     torch.set_num_threads(args.threads)
     datasets = {}
@@ -203,7 +202,7 @@ def cmd_transfer(args: argparse.Namespace) -> int:
 
 def cmd_tau(argv: list[str]) -> int:
     _require_torch()
-    from .tau_eval import main as tau_main
+    from frail.tau_eval import main as tau_main
 
     return tau_main(argv, prog="frail tau")
 
@@ -236,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, help="output pair file (JSONL)")
     s.set_defaults(func=cmd_synth)
 
-    from .featurizers import available_featurizers
+    from frail.featurizers import available_featurizers
 
     r = sub.add_parser("report", help="train and evaluate Frail-π and the baselines over seeds")
     r.add_argument("--pairs", nargs="+", required=True, help="pair files (space- or comma-separated)")

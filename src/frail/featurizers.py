@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import importlib
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from causal_suite.errors import SuiteInputError
 
-_REGISTRY: dict[str, Callable[..., "Featurizer"]] = {}
+_REGISTRY: dict[str, Callable[..., Featurizer]] = {}
 _LAZY = {name: "frail.encoders" for name in ("hf_frozen", "hf_finetune", "hf_lora")}  # registered on import
 
 
@@ -29,7 +29,7 @@ class Featurizer:
     trainable = False
     fit_learns = True  # False: fit() learns nothing from the texts, so the features are the same for every fold
 
-    def fit(self, texts: list[str]) -> "Featurizer":
+    def fit(self, texts: list[str]) -> Featurizer:
         return self
 
     def transform(self, texts: list[str]) -> np.ndarray:
@@ -89,7 +89,7 @@ class TfidfSvd(_Standardised):
     def __init__(self, seed: int = 0, dim: int = 128, max_features: int = 20000):
         self.seed, self.dim, self.max_features = seed, dim, max_features
 
-    def fit(self, texts: list[str]) -> "TfidfSvd":
+    def fit(self, texts: list[str]) -> TfidfSvd:
         from sklearn.decomposition import TruncatedSVD
         from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -163,7 +163,7 @@ class Surface(_Standardised):
     def __init__(self, seed: int = 0):
         self.seed = seed
 
-    def fit(self, texts: list[str]) -> "Surface":
+    def fit(self, texts: list[str]) -> Surface:
         self._standardise_fit(surface_matrix(texts))
         return self
 

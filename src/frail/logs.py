@@ -24,6 +24,7 @@ from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.files import sha256_file
 from causal_suite.logs import LogReader, LogSample
 from causal_suite.scores import as_float
+from frail.pairs import PairObservation, operator_with_dose
 from glass_inspect.corpus import (
     METADATA_VERSION,
     TextRecord,
@@ -32,8 +33,6 @@ from glass_inspect.corpus import (
     read_manifest,
     read_pool,
 )
-
-from .pairs import PairObservation, operator_with_dose
 
 SCORER = "glass_match"
 _CONTRACT_KEYS = ("metadata_version", "text_id", "base_id", "role", "operator", "complexity_score")
@@ -60,7 +59,7 @@ def score_draws(score: Any) -> list[tuple[str | None, float]] | None:
     meta = score.metadata or {}
     answers, correct = meta.get("answers"), meta.get("correct")
     if isinstance(answers, list) and isinstance(correct, list) and len(answers) == len(correct):
-        return [(None if a is None else str(a), float(c)) for a, c in zip(answers, correct)]
+        return [(None if a is None else str(a), float(c)) for a, c in zip(answers, correct, strict=False)]
     return [(None if score.answer is None else str(score.answer), value)]
 
 

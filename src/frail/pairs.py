@@ -10,15 +10,15 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.fields import NUMBER, check_range, check_type
-from causal_suite.jsonl import iter_jsonl
-
 from causal_suite.files import write_text_atomic
+from causal_suite.jsonl import iter_jsonl
 
 _SUFFIX = re.compile(r"^(?P<family>.+?)_m(?P<dose>\d+)$")
 _FILE_DOSE = re.compile(r"_m(\d+)(?=[_.])")

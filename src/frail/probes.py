@@ -41,9 +41,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -53,10 +54,9 @@ from causal_suite.fields import NUMBER, require
 from causal_suite.files import sha256_file, write_text_atomic
 from causal_suite.jsonl import read_json
 from causal_suite.logs import LogReader
+from frail.logs import SCORER, sample_contract, score_draws
+from frail.pairs import PairObservation, require_one_solver
 from glass_inspect.answers import answer_groups, answers_match
-
-from .logs import SCORER, sample_contract, score_draws
-from .pairs import PairObservation, require_one_solver
 
 FORMAT = "frail-base-probes"
 VERSION = 1
@@ -129,7 +129,7 @@ class ProbeStandardiser:
     sd: list[float]
 
     @classmethod
-    def fit(cls, train: pd.DataFrame) -> "ProbeStandardiser":
+    def fit(cls, train: pd.DataFrame) -> ProbeStandardiser:
         sd = train.std(axis=0, ddof=0).to_numpy(dtype=float)
         return cls(list(train.columns), train.mean(axis=0).to_list(), np.where(sd > 0, sd, 1.0).tolist())
 

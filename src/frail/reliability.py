@@ -22,9 +22,8 @@ from scipy import optimize, stats
 
 from causal_suite.errors import SuiteInputError
 from causal_suite.fragility import break_rate, solved
-
-from .estimands import IDENTITY, observations_frame, spearman
-from .pairs import PairObservation
+from frail.estimands import IDENTITY, observations_frame, spearman
+from frail.pairs import PairObservation
 
 
 def fit_beta_binomial(k: np.ndarray, n: np.ndarray) -> tuple[float, float]:

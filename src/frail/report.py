@@ -32,15 +32,14 @@ import pandas as pd
 from causal_suite.errors import SuiteInputError
 from causal_suite.files import write_figure_atomic, write_text_atomic
 from causal_suite.fragility import FRAGILE_THRESHOLD
-
-from .curation import curation_block
-from .estimands import design_dose_centre, dose_composition, job_targets, observations_frame, spearman
-from .evaluation import TARGETS, Dataset, SeedResult, run_seed
-from .models.pi import PiConfig
-from .pairs import read_pair_files
-from .probes import ProbeSet
-from .reliability import ceiling_block
-from .splits import dataset_fingerprint, make_split
+from frail.curation import curation_block
+from frail.estimands import design_dose_centre, dose_composition, job_targets, observations_frame, spearman
+from frail.evaluation import TARGETS, Dataset, SeedResult, run_seed
+from frail.models.pi import PiConfig
+from frail.pairs import read_pair_files
+from frail.probes import ProbeSet
+from frail.reliability import ceiling_block
+from frail.splits import dataset_fingerprint, make_split
 
 MIN_SOLVABLE = 15
 PROTOCOLS = ("text", "text_probe", "both")
@@ -304,7 +303,7 @@ def _plots(out: Path, result: SeedResult, data: Dataset) -> list[str]:
     fig, ax = plt.subplots(figsize=(5, 4))
     picks = pred.sort_values("pi").iloc[np.linspace(0, len(pred) - 1, min(4, len(pred))).astype(int)]
     rates = data.obs.groupby(["base_id", "dose"])["B"].mean()
-    for (_, row), color in zip(picks.iterrows(), ["C0", "C1", "C2", "C3"]):
+    for (_, row), color in zip(picks.iterrows(), ["C0", "C1", "C2", "C3"], strict=False):
         i = list(pred["base_id"]).index(row["base_id"])
         ax.plot(data.doses, result.p_test[i], color=color, label=str(row["base_id"])[:24])
         measured = rates.loc[row["base_id"]]

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from causal_suite.errors import SuiteInputError, require_file
-
 from causal_suite.files import write_text_atomic
 from causal_suite.jsonl import read_json
 

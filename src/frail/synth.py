@@ -33,9 +33,8 @@ from scipy.special import expit
 
 from causal_suite.errors import SuiteInputError
 from causal_suite.files import write_text_atomic
-
-from .estimands import job_targets, observations_frame, spearman
-from .pairs import PairObservation, operator_with_dose, write_pairs
+from frail.estimands import job_targets, observations_frame, spearman
+from frail.pairs import PairObservation, operator_with_dose, write_pairs
 
 DOMAINS = {  # (plain nouns, expert nouns): the i-th plain and the i-th expert noun have the same length
     "bakery": (["bun", "cake", "bread", "muffin"], ["cob", "roux", "genoa", "kougin"]),
@@ -105,7 +104,7 @@ def _make_job(i: int, rng: np.random.Generator) -> Job:
     nouns = [(expert if j else plain)[int(rng.integers(4))] for j in jargon]
     setup = [
         (MULTI if m else SIMPLE).format(name=name, n=int(rng.integers(10, 99)), k=int(rng.integers(1, 9)), noun=noun)
-        for m, noun in zip(multi, nouns[:-1])
+        for m, noun in zip(multi, nouns[:-1], strict=False)
     ]
     return Job(f"synth-{i:05d}", domain, c, e, name, setup, QUESTION.format(noun=nouns[-1], name=name), nouns)
 
@@ -163,7 +162,10 @@ def _twin_text(job: Job, family: str, size: int, rng: np.random.Generator) -> st
     elif family == "unit_restate":
         setup[0] = re.sub(r"\d+", lambda m: f"{m.group()} (that is, {m.group()} single units)", setup[0], count=1)
     elif family == "jargon_swap":
-        setup = [s.replace(f" {noun}s", f" {_swapped(job.domain, noun)}s", 1) for s, noun in zip(setup, job.nouns)]
+        setup = [
+            s.replace(f" {noun}s", f" {_swapped(job.domain, noun)}s", 1)
+            for s, noun in zip(setup, job.nouns, strict=False)
+        ]
         question = question.replace(f" {job.noun}s ", f" {_swapped(job.domain, job.noun)}s ")
     elif family == "domain_gloss":
         expert_nouns = sorted({n for n in job.nouns if n in DOMAINS[job.domain][1]})
@@ -215,7 +217,7 @@ def generate_continuous(
     tau = continuous_tau([j.C for j in jobs], [j.E for j in jobs], eta)
     m_c = oracle_tau_given_c(np.array([j.C for j in jobs]), job_noise)
     rows, truth = [], []
-    for job, eta_j, tau_j, m_j in zip(jobs, eta, tau, m_c):
+    for job, eta_j, tau_j, m_j in zip(jobs, eta, tau, m_c, strict=False):
         for name, mu, zeta in OPERATORS:
             delta = min(1.0, max(0.0, mu * (1 + job.C) + zeta * job.E + eta_j + rng.normal(0.0, TWIN_NOISE)))
             rows.append(

@@ -26,14 +26,12 @@ import pandas as pd
 from causal_suite.errors import SuiteInputError, reports_input_errors
 from causal_suite.files import write_text_atomic
 from causal_suite.params import cli_integer, cli_integers
-
-from .baselines import run_baselines
-from .estimands import cross_fitted_residual, job_targets, observations_frame, spearman
-from .featurizers import available_featurizers, make_featurizer
-from .models.tau import ENCODERS, FrailTau, TauConfig, TauData
-from .pairs import PairObservation
-from .splits import Split, dataset_fingerprint, make_split
-
+from frail.baselines import run_baselines
+from frail.estimands import cross_fitted_residual, job_targets, observations_frame, spearman
+from frail.featurizers import available_featurizers, make_featurizer
+from frail.models.tau import ENCODERS, FrailTau, TauConfig, TauData
+from frail.pairs import PairObservation
+from frail.splits import Split, dataset_fingerprint, make_split
 
 RESIDUAL_FOLDS = 5
 
@@ -64,7 +62,7 @@ def frozen_featurizer(name: str, seed: int, options: dict[str, Any]) -> Any:
 
 def _featurize(feat: Any, frame: pd.DataFrame) -> dict[str, np.ndarray]:
     texts = sorted(set(frame["base_text"]) | set(frame["twin_text"]))
-    return dict(zip(texts, feat.transform(texts)))
+    return dict(zip(texts, feat.transform(texts), strict=False))
 
 
 def fold_free_features(frame: pd.DataFrame, featurizer: str, options: dict[str, Any]) -> dict[str, np.ndarray] | None:
@@ -272,9 +270,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m frail.tau_eval") 
     pair files (the U-CCD control: the target is the measured D_avg)."""
     import torch
 
-    from .options import add_encoder_arguments, featurizer_options
-    from .pairs import read_pair_files
-    from .synth import generate_continuous
+    from frail.options import add_encoder_arguments, featurizer_options
+    from frail.pairs import read_pair_files
+    from frail.synth import generate_continuous
 
     parser = argparse.ArgumentParser(prog=prog, description=main.__doc__)
     parser.add_argument("--pairs", nargs="+", help="pair files of a real suite (default: generate continuous Synth-CD)")

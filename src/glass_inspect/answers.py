@@ -370,7 +370,7 @@ def _equivalent_math(a: str, b: str) -> bool:
         return (
             (ba.group(1), ba.group(3)) == (bb.group(1), bb.group(3))
             and len(pa) == len(pb)
-            and all(_equivalent_math(x, y) for x, y in zip(pa, pb))
+            and all(_equivalent_math(x, y) for x, y in zip(pa, pb, strict=False))
         )
     ea, eb = _safe_sympy(a), _safe_sympy(b)
     if ea is None or eb is None:

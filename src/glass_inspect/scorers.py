@@ -48,7 +48,6 @@ from glass_inspect.answers import answers_match, final_answer, modal_vote, norma
 from glass_inspect.metrics import GLASS_METRICS
 from glass_inspect.prompts import CHANGES, PRESERVES
 
-
 # ---------------------------------------------------------------- per-draw scorer and reducer
 
 DRAWS_KEY = "sample_draws"  # ModelOutput.metadata key where ``solvers.draw_in_sample`` records the in-sample draws

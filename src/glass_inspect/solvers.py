@@ -137,13 +137,13 @@ async def draw_in_sample(state: TaskState, draws: int, choices: str = "auto") ->
                 "does not return several choices per request: run with -T choices=auto or false."
             )
     missing = list(range(first + len(got), first + draws))
-    for d, out in zip(missing, await _all([request(d) for d in missing]) if missing else []):
+    for d, out in zip(missing, await _all([request(d) for d in missing]) if missing else [], strict=False):
         if not out.choices:
             raise RuntimeError(f"{model}: draw {d} of sample {state.sample_id!r} returned no choice.")
         outputs.append(out)
         got.append(out.choices[0])
         records.append({"draw": d, "request": len(outputs), "seed": draw_seed(run_seed, state.sample_id, d)})
-    for rec, choice in zip(records, got):
+    for rec, choice in zip(records, got, strict=False):
         rec["stop_reason"] = choice.stop_reason
     usage = None
     for out in outputs:

@@ -33,11 +33,11 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
 
 from causal_suite.errors import SuiteInputError, require_file, strict_params
-from causal_suite.params import TaskParams
-from glass_inspect.answers import SUITES
 from causal_suite.eval_meta import task_version
 from causal_suite.files import sha256_file
+from causal_suite.params import TaskParams
 from causal_suite.subset import subset_dataset
+from glass_inspect.answers import SUITES
 from glass_inspect.corpus.builtin import default_corpus
 from glass_inspect.corpus.contract import DEFAULT_DOSES as DOSES
 from glass_inspect.corpus.contract import parse_doses, read_corpus_info, read_pool

@@ -62,7 +62,7 @@ def _installed(package: str) -> bool:
 def labelled(tmp_path_factory, scripted_factory):
     ids = [f"did_easy_{i:02d}" for i in range(1, len(PROGRAMS) + 1)]
     replies = {}
-    for sid, (code, _, _) in zip(ids, PROGRAMS.values()):
+    for sid, (code, _, _) in zip(ids, PROGRAMS.values(), strict=False):
         body = code.replace("{path}", f"data/{sid}.csv")
         replies[f"data/{sid}.csv"] = f"## 1. Identification strategy\nDID.\n\n## 2. R code\n```r\n{body}\n```\n"
     log = eval(
@@ -73,7 +73,7 @@ def labelled(tmp_path_factory, scripted_factory):
     )[0]
     assert log.status == "success"
     by_id = {str(s.id): next(iter(s.scores.values())) for s in log.samples}
-    return {name: by_id[sid] for sid, name in zip(ids, PROGRAMS)}
+    return {name: by_id[sid] for sid, name in zip(ids, PROGRAMS, strict=False)}
 
 
 @pytest.mark.needs_r

@@ -115,7 +115,7 @@ def test_rdd_jump_is_difference_of_side_intercepts_both_sides():
         est = canonical_estimate(data, "RDD", {"cutoff": 50, "bandwidth": 20, "treated_side": side})
         window = np.abs(x - 50) <= 20
 
-        def intercept(mask):
+        def intercept(mask, y=y):
             A = np.column_stack([np.ones(mask.sum()), x[mask] - 50])
             return np.linalg.lstsq(A, y[mask], rcond=None)[0][0]
 

@@ -158,8 +158,7 @@ async def test_non_utf8_output_is_decoded_with_replacement(box):
 
 
 def test_docker_image_and_compose_match_the_package_list_and_limits():
-    from causalverify_inspect.sandbox import DOCKER_R_PACKAGES
-    from causalverify_inspect.sandbox import DOCKER_COMPOSE
+    from causalverify_inspect.sandbox import DOCKER_COMPOSE, DOCKER_R_PACKAGES
 
     dockerfile = (DOCKER_COMPOSE.parent / "Dockerfile").read_text()
     compose = DOCKER_COMPOSE.read_text()

@@ -139,7 +139,7 @@ def test_upstream_layout_with_and_without_stored_canonicals(shared_dir, tmp_path
     assert [s.scenario_id for s in stored] == ["s01", "s25"]
     assert stored[0].canonical.estimate == -0.238664 and stored[0].data_file == "experiments/exp_b/data/s01_data.csv"
     assert "upstream" in stored[0].canonical.spec and "TWFE" in computed[0].canonical.spec
-    for a, b in zip(stored, computed):
+    for a, b in zip(stored, computed, strict=False):
         assert round(b.canonical.estimate, 6) == a.canonical.estimate
     assert stored[0].design["first_post_period"] == 5  # upstream's s01-s10 post starts at period 5
     assert stored[1].design == {

@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 from causal_suite.errors import SuiteInputError
-from causalverify_inspect.scenarios.consistency import audit_or_raise, audit_scenario, audit_scenarios
 from causalverify_inspect.scenarios import CanonicalEstimate, load_scenarios
+from causalverify_inspect.scenarios.consistency import audit_or_raise, audit_scenario, audit_scenarios
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,8 @@ from inspect_ai.scorer import SampleScore, Score, Target
 from inspect_ai.solver import TaskState
 
 from causalverify_inspect import scorers
+from causalverify_inspect.packages import environment_package, loaded_packages
+from causalverify_inspect.scenarios.estimators import iv_stage_estimates
 from causalverify_inspect.scorers import (
     calibration_summary,
     classify_miss,
@@ -17,8 +19,6 @@ from causalverify_inspect.scorers import (
     failure_taxonomy,
     relative_error,
 )
-from causalverify_inspect.scenarios.estimators import iv_stage_estimates
-from causalverify_inspect.packages import environment_package, loaded_packages
 from causalverify_inspect.solvers import CONFIDENCE_KEY, RUN_KEY
 
 

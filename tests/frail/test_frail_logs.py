@@ -10,10 +10,10 @@ from inspect_ai.scorer import Score, mean, scorer
 from inspect_ai.solver import generate
 
 from causal_suite.errors import SuiteInputError
+from causal_suite.files import sha256_file
 from frail.cli import main
 from frail.logs import observations_from_logs
 from frail.pairs import read_pairs
-from causal_suite.files import sha256_file
 from glass_inspect.corpus import PairRecord, TextRecord, manifest_path, write_jsonl
 
 
@@ -207,8 +207,8 @@ PROBLEMS = [
 
 def test_frail_pairs_reads_a_real_glassgsm_log(tmp_path, scripted, capsys):
     """The integration contract: glass-build -> glassgsm eval (scripted solver) -> `frail pairs`."""
-    from glass_inspect.corpus.cli import main as glass_build
     from glass_inspect.corpus import read_pool
+    from glass_inspect.corpus.cli import main as glass_build
     from glass_inspect.task import glassgsm
 
     source = tmp_path / "gsm.jsonl"

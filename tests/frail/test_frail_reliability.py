@@ -59,7 +59,7 @@ def test_ceiling_from_observations_uses_the_solvable_stratum():
     rows = []
     for j in range(30):
         p = rng.uniform(0, 0.5)
-        for t in range(8):
+        for _ in range(8):
             rows.append({"base_id": f"j{j}", "y_base": float(j % 5 != 0), "B": float(rng.random() < p)})
     out = ceiling_from_observations(pd.DataFrame(rows), n_repeats=5)
     assert out["n_jobs"] == 24 and out["mean_twins"] == 8

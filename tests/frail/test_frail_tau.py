@@ -5,13 +5,12 @@ import pytest
 import torch
 
 from causal_suite.errors import SuiteInputError
-from frail.estimands import observations_frame, spearman
-from frail.models.tau import FrailTau, TauConfig, TauData
-from frail.synth import generate_continuous
 from frail.cli import main
+from frail.estimands import observations_frame, spearman
 from frail.featurizers import make_featurizer
+from frail.models.tau import FrailTau, TauConfig, TauData
 from frail.pairs import write_pairs
-from frail.synth import generate_bernoulli
+from frail.synth import generate_bernoulli, generate_continuous
 from frail.tau_eval import tau_check
 
 DIM = 12
@@ -117,7 +116,7 @@ def _edited_pairs(encoder: str) -> np.ndarray:
     bases = [rows[0].base_text, rows[-1].base_text]  # jobs with different C and nouns
     texts = sorted(set(frame["base_text"]) | set(frame["twin_text"])) + [b + edit for b in bases]
     feat = make_featurizer("bow_svd").fit(texts)
-    x = dict(zip(texts, feat.transform(texts)))
+    x = dict(zip(texts, feat.transform(texts), strict=False))
     job_of = {b: i for i, b in enumerate(sorted(set(frame["base_id"])))}
     c_job = frame.groupby("base_id")["C"].first().to_numpy()
     data = TauData(

@@ -85,7 +85,7 @@ def test_manifest_composition_per_dose(tmp_path):
 def test_injection_size_follows_the_family_share(tmp_path):
     out = build_corpus("gsm", builtin("gsm"), tmp_path / "c", doses=(9,))
     pool = {r.text_id: r for r in read_pool(out)}
-    for b, rows in _group(read_manifest(out, 9)).items():
+    for rows in _group(read_manifest(out, 9)).values():
         context = [p for p in rows if p.operator == "irrelevant_context"]
         families = {p.operator for p in rows} - {"identity"}
         if len(families) == 1:  # no name, no admissible reordering: all 9 twins are distractors of size 9

@@ -99,7 +99,7 @@ MATH_GOLD = [
 def test_builtin_gsm_gold_answers_are_correct():
     rows = _rows("gsm_builtin.jsonl")
     assert len(rows) == len(GSM_GOLD) >= 30
-    for row, gold in zip(rows, GSM_GOLD):
+    for row, gold in zip(rows, GSM_GOLD, strict=False):
         stated = row["answer"].rsplit("####", 1)[1].strip()
         assert Fraction(stated) == Fraction(gold) and Fraction(gold).denominator == 1, row["question"]
         assert normalize_answer(stated, "gsm") == str(int(gold))
@@ -110,7 +110,7 @@ def test_builtin_math_gold_answers_are_correct():
     assert len(rows) == len(MATH_GOLD) >= 30
     assert {r["level"] for r in rows} == {f"Level {k}" for k in range(1, 6)}
     assert len({r["type"] for r in rows}) == 7
-    for row, gold in zip(rows, MATH_GOLD):
+    for row, gold in zip(rows, MATH_GOLD, strict=False):
         boxed = last_boxed(row["solution"])
         if isinstance(gold, tuple):
             expected = f"({sp.latex(gold[0])}, {sp.latex(gold[1])})"

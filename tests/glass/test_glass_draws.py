@@ -18,12 +18,6 @@ from inspect_ai.model import (
     get_model,
     modelapi,
 )
-
-from frail.estimands import job_targets, observations_frame
-from frail.logs import observations_from_logs
-from frail.probes import collect_probes_from_logs
-from glass_inspect.solvers import draw_seed
-from glass_inspect.task import glassgsm
 from test_glass_eval import (  # same directory (pytest's rootdir-relative import)
     DRAWS,
     EPOCHS,
@@ -36,6 +30,12 @@ from test_glass_eval import (  # same directory (pytest's rootdir-relative impor
     run,
     write_corpus,
 )
+
+from frail.estimands import job_targets, observations_frame
+from frail.logs import observations_from_logs
+from frail.probes import collect_probes_from_logs
+from glass_inspect.solvers import draw_seed
+from glass_inspect.task import glassgsm
 
 
 def choices_model(draws: dict[str, list[str | None]], calls: list[tuple[str, int, int]]):
@@ -128,7 +128,7 @@ def test_frail_reads_both_layouts_into_the_same_observations(tmp_path):
         rows, _ = observations_from_logs([log.location])
         obs[name] = sorted((r.base_id, r.twin_id, r.dose, r.y_base, r.y_twin, r.y_base_epoch_mean) for r in rows)
         frame = observations_frame(rows, include_identity=True)
-        obs[name + "_B"] = sorted(zip(frame["base_id"], frame["twin_id"], frame["dose"], frame["B"]))
+        obs[name + "_B"] = sorted(zip(frame["base_id"], frame["twin_id"], frame["dose"], frame["B"], strict=False))
         jobs[name] = job_targets(observations_frame(rows))[["y_base", "n_twins", "n_breaks", "pi", "y_base_epoch_mean"]]
         probes[name] = collect_probes_from_logs([log.location]).probes
     assert obs["epochs"] == obs["choices"] == obs["concurrent"]

@@ -61,7 +61,7 @@ def test_rate_se_is_inspects_clustered_stderr_and_statsmodels_cr1():
     labels, broke, _ = synthetic_log(seed=4)
     scores = [
         SampleScore(score=Score(value=float(y)), sample_id=i, sample_metadata={"core": int(g)})
-        for i, (y, g) in enumerate(zip(broke, labels))
+        for i, (y, g) in enumerate(zip(broke, labels, strict=False))
     ]
     ols = sm.OLS(broke, np.ones(len(broke))).fit(cov_type="cluster", cov_kwds={"groups": labels})
     est = u.rate(broke, labels)

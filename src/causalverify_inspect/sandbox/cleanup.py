@@ -27,11 +27,11 @@ from causalverify_inspect.sandbox.confine import WORKDIR
 from causalverify_inspect.sandbox.limits import (
     CGROUP_PREFIX,
     SampleCgroup,
-    cgroup_mounts,
-    own_cgroup_paths,
     cgroup_dir,
+    cgroup_mounts,
     cgroup_parents,
     mounted_under,
+    own_cgroup_paths,
     unmount,
 )
 

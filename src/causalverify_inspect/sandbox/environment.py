@@ -18,7 +18,7 @@ import secrets
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
-from typing import Literal, Union, overload
+from typing import Literal, overload
 
 from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentConfigType, sandboxenv
 from pydantic import BaseModel
@@ -199,7 +199,7 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
     @overload
     async def read_file(self, file: str, text: Literal[False]) -> bytes: ...
 
-    async def read_file(self, file: str, text: bool = True) -> Union[str, bytes]:
+    async def read_file(self, file: str, text: bool = True) -> str | bytes:
         path = self.workdir / self._relative(file)
         relative = path.relative_to(self.workdir)
         if any((self.workdir / p).is_symlink() for p in [relative, *relative.parents]):

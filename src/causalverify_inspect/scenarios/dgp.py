@@ -129,7 +129,7 @@ def _csv(columns: dict[str, tuple[np.ndarray, str]]) -> str:
     """Deterministic CSV text: each column formatted with its own printf pattern, LF line ends."""
     row = ",".join(fmt for _, fmt in columns.values()) + "\n"
     values = [np.asarray(v).tolist() for v, _ in columns.values()]
-    cells = tuple(cell for rec in zip(*values) for cell in rec)
+    cells = tuple(cell for rec in zip(*values, strict=False) for cell in rec)
     return ",".join(columns) + "\n" + (row * len(values[0])) % cells
 
 
@@ -283,7 +283,7 @@ def _iv(plan: Plan, rng: np.random.Generator) -> Realised:
     names = s["controls"][: p["controls"]]
     cols = {"y": (y, "%.4f"), "x": (x, "%.4f"), "z": (z, z_fmt)}
     cols.update({name: (controls[:, j], "%.3f") for j, name in enumerate(names)})
-    control_text = "".join(f", `{nm}` ({d})" for nm, d in zip(names, s["controls_desc"]))
+    control_text = "".join(f", `{nm}` ({d})" for nm, d in zip(names, s["controls_desc"], strict=False))
     exog = f" The controls{'' if len(names) > 1 else ' column'} may be treated as exogenous." if names else ""
     texts = {
         "title": s["title"],

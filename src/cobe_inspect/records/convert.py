@@ -233,7 +233,7 @@ def _merge_queries(a: list, b: list, sid: str, wa: str, wb: str) -> list:
     size = max(len(a), len(b))
     a, b = a + [None] * (size - len(a)), b + [None] * (size - len(b))
     merged = []
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x is not None and y is not None and x.strip() != y.strip():
             raise Conflict(
                 f"CoBe convert: scenario {sid}: {wa} and {wb} disagree on 'Query' {slot_name(i)} "

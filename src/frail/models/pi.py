@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import copy
 import pickle
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -26,9 +27,8 @@ from torch import nn
 
 from causal_suite.errors import SuiteInputError, require_file
 from causal_suite.jsonl import DATA_LIMIT, require_regular_file
-
-from ..estimands import logit_dose_fit
-from ..splits import Split, write_sidecar
+from frail.estimands import logit_dose_fit
+from frail.splits import Split, write_sidecar
 
 Progress = Callable[[int, int, float, float], None]
 
@@ -114,7 +114,7 @@ class FrailPi:
             total = binomial_bce(z, torch.from_numpy(counts.k), torch.from_numpy(counts.n))
         return float(total) / float(counts.n.sum())
 
-    def fit(self, x: np.ndarray, train: DoseCounts, val: DoseCounts, progress: Progress | None = None) -> "FrailPi":
+    def fit(self, x: np.ndarray, train: DoseCounts, val: DoseCounts, progress: Progress | None = None) -> FrailPi:
         """Per-observation BCE on ``train``, Adam, early stopping on ``val`` BCE; keeps the best validation state."""
         if train.n.sum() == 0 or val.n.sum() == 0:
             raise SuiteInputError("Frail-π needs solvable-stratum twins in both the training and validation folds.")
@@ -186,9 +186,9 @@ class FrailPi:
         return out
 
     @classmethod
-    def load(cls, path: str | Path) -> tuple["FrailPi", Any]:
+    def load(cls, path: str | Path) -> tuple[FrailPi, Any]:
         """(model, featurizer); ``model.probe`` is the saved ProbeStandardiser of a text_probe model, else None."""
-        from ..probes import ProbeStandardiser
+        from frail.probes import ProbeStandardiser
 
         where = f"saved Frail-π model '{path}'"
         p = require_regular_file(require_file(path, "saved Frail-π model"), where, DATA_LIMIT)

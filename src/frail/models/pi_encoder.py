@@ -26,8 +26,7 @@ import numpy as np
 import torch
 
 from causal_suite.errors import SuiteInputError
-
-from .pi import DoseCounts, FrailPi, PiConfig, Progress, binomial_bce, dose_features
+from frail.models.pi import DoseCounts, FrailPi, PiConfig, Progress, binomial_bce, dose_features
 
 
 @dataclass
@@ -52,7 +51,7 @@ def _job_rows(counts: DoseCounts) -> dict[int, np.ndarray]:
     """Row indices of ``counts`` per job index."""
     order = np.argsort(counts.job, kind="stable")
     jobs, starts = np.unique(counts.job[order], return_index=True)
-    return {int(j): rows for j, rows in zip(jobs, np.split(order, starts[1:]))}
+    return {int(j): rows for j, rows in zip(jobs, np.split(order, starts[1:]), strict=False)}
 
 
 class _JointTrainer:

@@ -183,7 +183,7 @@ class FrailTau:
         counts = np.bincount(data.job, minlength=len(data.c_job))
         return np.where(counts > 0, sums / np.maximum(counts, 1), 0.0)
 
-    def fit(self, train: TauData, val: TauData) -> "FrailTau":
+    def fit(self, train: TauData, val: TauData) -> FrailTau:
         """Stage 1 on all training observations, then stage 2 on the labelled fraction, early-stopped on ``val``."""
         if len(train.delta) == 0 or len(val.delta) == 0:
             raise SuiteInputError("Frail-τ needs twin observations in both the training and validation folds.")

@@ -53,13 +53,14 @@ from glass_inspect.corpus.operators import (
     derive_seed,
     donor_run,
     entity_rename,
-    setup_sentence,
     identity,
     irrelevant_context,
+    mentions_money,
+    open_money_query,
     segment,
     sentence_reorder,
+    setup_sentence,
 )
-from glass_inspect.corpus.operators import mentions_money, open_money_query
 from glass_inspect.corpus.sources import Problem, load_source, source_sha
 
 _SHORT = {"entity_rename": "rename", "sentence_reorder": "reorder"}

@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
+
 from glass_inspect.corpus.operators.names import (
     CALENDAR_WORDS,
     FEMALE_PRONOUN,
@@ -20,8 +21,8 @@ from glass_inspect.corpus.operators.names import (
 )
 from glass_inspect.corpus.operators.reorder import leans_on_neighbour
 from glass_inspect.corpus.operators.text import (
-    MONEY,
     MATHS_SPAN,
+    MONEY,
     NUMBER_TOKEN,
     STOP_WORDS,
     Twin,

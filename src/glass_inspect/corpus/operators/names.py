@@ -8,6 +8,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
 from glass_inspect.corpus.operators.text import Twin, outside_maths, segment
 
 # ---------------------------------------------------------------------------------------------------- names
@@ -66,7 +67,7 @@ def name_table() -> dict[str, Any]:
 def sentence_starts(text: str, tex: bool) -> set[int]:
     seg = segment(text, tex)
     starts, pos = set(), len(seg.prefix)
-    for s, sep in zip(seg.sentences, seg.seps):
+    for s, sep in zip(seg.sentences, seg.seps, strict=False):
         starts.add(pos)
         pos += len(s) + len(sep)
     return starts

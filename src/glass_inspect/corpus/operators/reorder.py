@@ -5,13 +5,12 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
+
 from glass_inspect.corpus.operators.names import (
-    OPENERS,
-    pronoun_gender,
-    sentence_starts,
     CALENDAR_WORDS,
     FEMALE_PRONOUN,
     MALE_PRONOUN,
+    OPENERS,
     PLAIN_OPENERS,
     PLURAL_PRONOUN,
     PRONOUN,
@@ -19,6 +18,8 @@ from glass_inspect.corpus.operators.names import (
     bare_pronoun,
     person_names,
     person_nouns_in,
+    pronoun_gender,
+    sentence_starts,
 )
 from glass_inspect.corpus.operators.text import (
     NUMBER_SPAN,
@@ -242,13 +243,13 @@ def back_references(
     plains = [outside_maths(s, tex) for s in setup]
     content = [content_words(s, tex) for s in setup]
     names = [person_names(s, tex) for s in setup]
-    nouns = [c - {stem(n) for n in found} for c, found in zip(content, names)]  # content words, names out
+    nouns = [c - {stem(n) for n in found} for c, found in zip(content, names, strict=False)]  # content words, names out
     genders: dict[str, set[str]] = {"male": set(), "female": set()}
     for found in names:
         for name, g in found.items():
             if g in genders:
                 genders[g].add(name)
-    who = [set(found) | _pronoun_people(p, genders) for p, found in zip(plains, names)]
+    who = [set(found) | _pronoun_people(p, genders) for p, found in zip(plains, names, strict=False)]
     money = [mentions_money(p) for p in plains]
     timeless = [_timeless(p) for p in plains]
     events = [bool(_EVENT.search(p)) and not timeless[i] for i, p in enumerate(plains)]

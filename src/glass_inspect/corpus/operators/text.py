@@ -112,7 +112,7 @@ class Segments:
 
     def join(self, sentences: Sequence[str]) -> str:
         """Reassemble with this text's separators (slot by slot), so white space is unchanged."""
-        return self.prefix + "".join(s + sep for s, sep in zip(sentences, self.seps))
+        return self.prefix + "".join(s + sep for s, sep in zip(sentences, self.seps, strict=False))
 
 
 @lru_cache(maxsize=8192)
