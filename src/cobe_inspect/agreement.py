@@ -18,6 +18,7 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from sklearn.metrics import cohen_kappa_score
 
@@ -85,7 +86,7 @@ def judge_verdicts(log_path: str | Path) -> dict[str, int | None]:
                 raise SuiteInputError(
                     f"Eval log '{log_path}', sample {sample.id}: no '{SCORER}' score; is it a CoBe log?"
                 )
-            verdicts[str(sample.id)] = None if is_unscored(score.value) else int(score.value["correct"])
+            verdicts[str(sample.id)] = None if is_unscored(score.value) else int(cast(dict, score.value)["correct"])
     if not verdicts:
         raise SuiteInputError(f"Eval log '{log_path}' holds no samples.")
     return verdicts

@@ -109,7 +109,7 @@ def comparison_rows(metrics: dict[str, float], tier: int, key: str, paper: dict[
 
     if tier == 1:
         t5 = paper["table5"].get(key)
-        per_phrasing = [metrics.get(f"phrasing={p}") for p in "ABC"]
+        per_phrasing: list[Any] = [metrics.get(f"phrasing={p}") for p in "ABC"]  # numbers once _present
         if t5 and all(_present(v) for v in per_phrasing):
             mean = sum(per_phrasing) / 3
             std = math.sqrt(sum((v - mean) ** 2 for v in per_phrasing) / 2)
@@ -151,6 +151,7 @@ def _caveats(log: EvalLog, metrics: dict[str, float], paper: dict[str, Any]) -> 
     prompts = judge.get("prompts") or {}
     if prompts.get("name", "").startswith("cobe-ours"):
         notes.append("judge prompts: our wording, not the paper's")
+    assert log.results is not None  # the metrics came from them (_metrics)
     [result] = [s for s in log.results.scores if s.name == SCORER]
     if result.unscored_samples:
         notes.append(f"{result.unscored_samples} unscored sample(s) left out of our figures")
@@ -162,6 +163,7 @@ def compare_log(log: EvalLog, paper: dict[str, Any], paper_model: str | None = N
     metrics = _metrics(log)
     key = paper_model or match_paper_model(log.eval.model, paper)
     tier = int(log.eval.task_args.get("tier", (log.eval.metadata or {}).get("tier", 1)))
+    assert log.results is not None  # the metrics came from them (_metrics)
     [result] = [s for s in log.results.scores if s.name == SCORER]
     judge = (log.eval.metadata or {}).get("judge") or {}
     prompts = judge.get("prompts") or {}
