@@ -83,7 +83,7 @@ def check_comparable(paths: list[str], headers: list[EvalLog]) -> LogKind:
                     f"compare: {path} and {paths[0]} are not comparable: their {field} differs "
                     f"({value!r} vs {reference[field]!r})."
                 )
-    return kinds[0]  # type: ignore[return-value]
+    return kinds[0]  # type: ignore[return-value]  # every None raised above
 
 
 def reduced_scores(kind: LogKind, samples: list[LogSample]) -> list[SampleScore]:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from causal_suite.logs import LogDigest
 
 INTERVAL = ("se", "low", "high", "n", "clusters")
-RATE_LIMITS = (0.0, 1.12)  # a rate's axis: 0 to 1, with room for the n above a bar at 1
+RATE_LIMITS = (-0.03, 1.12)  # a rate's axis: 0 to 1, with room for a point at 0 and the n above a bar at 1
 PANEL_WIDTH, PANEL_HEIGHT = 3.4, 2.8  # inches: two panels fit a paper's text width
 FONT_SIZE = 8
 
@@ -148,20 +148,26 @@ def error_bars(part: pd.DataFrame, value: str) -> list[pd.Series]:
     return [(part[value] - part["low"]).clip(lower=0).fillna(0), (part["high"] - part[value]).clip(lower=0).fillna(0)]
 
 
-def bars(ax: Axes, data: pd.DataFrame, group: str, value: str, series: str) -> None:
+def bars(ax: Axes, data: pd.DataFrame, group: str, value: str, series: str) -> dict[tuple[Any, Any], float]:
     """Grouped bars of ``value`` by ``group`` (its values as categories, in order of appearance), one bar per
-    ``series`` value, each with its 95 % interval and its n above; an absent (or undefined) cell is left blank."""
+    ``series`` value, each with its 95 % interval and its n above; an absent (or undefined) cell is left blank.
+    Returns the x of each bar by (series, group), for marks drawn on them."""
     groups, names = list(dict.fromkeys(data[group])), list(dict.fromkeys(data[series]))
     width = 0.8 / len(names)
+    positions: dict[tuple[Any, Any], float] = {}
     for i, name in enumerate(names):
         part = data[data[series] == name].set_index(group).reindex(groups)
         x = [g + (i - (len(names) - 1) / 2) * width for g in range(len(groups))]
+        positions |= {(name, g): xi for g, xi in zip(groups, x, strict=True)}
         ax.bar(x, part[value], width, yerr=error_bars(part, value), capsize=2, label=str(name))
         for xi, top, n in zip(x, part["high"].fillna(part[value]), part["n"], strict=True):
             if not pd.isna(n) and not pd.isna(top):
                 ax.annotate(f"n={n:.0f}", (xi, top), xytext=(0, 1), textcoords="offset points", ha="center", fontsize=5)
-    ax.set_xticks(range(len(groups)), [str(g) for g in groups], rotation=30 if len(groups) > 4 else 0, ha="right")
+    labels = [str(g) for g in groups]
+    tilted = len(groups) > 4 or sum(map(len, labels)) > 30  # long category names: tilted so they never overlap
+    ax.set_xticks(range(len(groups)), labels, rotation=30 if tilted else 0, ha="right" if tilted else "center")
     ax.tick_params(axis="x", labelsize=FONT_SIZE - 1)
+    return positions
 
 
 def points(ax: Axes, part: pd.DataFrame, x: str, value: str, label: str, colour: str | None = None) -> None:

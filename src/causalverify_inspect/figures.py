@@ -78,18 +78,14 @@ def _sweep(label: str, scored: Scored) -> list[dict[str, Any]]:
 
 
 def _reliability(label: str, scored: Scored) -> list[dict[str, Any]]:
-    bins: dict[int, list[tuple[float, float]]] = defaultdict(list)
-    for v, _, _ in scored:
+    """One row per decile bin of stated confidence: its mean confidence and the L2b+ rate with its interval."""
+    bins: dict[int, list[tuple[float, float, str]]] = defaultdict(list)
+    for v, _, sid in scored:
         if "conf_estimate" in v and not math.isnan(v["conf_estimate"]):
-            bins[min(int(v["conf_estimate"] * 10), 9)].append((v["conf_estimate"], v["L2b_plus"]))
+            bins[min(int(v["conf_estimate"] * 10), 9)].append((v["conf_estimate"], v["L2b_plus"], sid))
     return [
-        {
-            "model": label,
-            "bin": b,
-            "confidence": sum(c for c, _ in members) / len(members),
-            "accuracy": sum(a for _, a in members) / len(members),
-            "n": len(members),
-        }
+        {"model": label, "bin": b, "confidence": sum(c for c, _, _ in members) / len(members)}
+        | interval_columns(rate([a for _, a, _ in members], [sid for _, _, sid in members]), "accuracy")
         for b, members in sorted(bins.items())
     ]
 
@@ -118,7 +114,7 @@ def exp_b_figures(logs: list[LogDigest], options: ReportOptions) -> list[Figure]
         Figure(
             "exp_b_reliability",
             "Exp B calibration arm: accuracy against stated confidence",
-            pd.DataFrame(reliability, columns=["model", "bin", "confidence", "accuracy", "n"]),
+            pd.DataFrame(reliability, columns=["model", "bin", "confidence", "accuracy", *INTERVAL]),
             draw=draw_reliability,
             empty_reason="no run had the calibration arm (-T calibration=true) with a stated confidence",
         ),
@@ -129,14 +125,15 @@ def draw_funnel(data: pd.DataFrame) -> PlotFigure:
     """One panel per design family: the four levels along x, a bar per run, upstream's published level as a
     marker where given."""
     families = sorted(data["family"].unique())
-    fig, axes = panels(len(families), columns=4, width=3.0)
+    fig, axes = panels(len(families), columns=2, width=4.2)
     for ax, family in zip(axes, families, strict=True):
         part = data[data["family"] == family].assign(level=lambda d: d["level"].map(LEVELS))
-        bars(ax, part, "level", "rate", series="model")
+        positions = bars(ax, part, "level", "rate", series="model")
         published = part.dropna(subset=["published"])
-        if not published.empty:
-            marks = published.groupby("level", sort=False)["published"].first().reindex(list(LEVELS.values()))
-            ax.scatter(range(len(marks)), marks, marker="_", s=200, color="black", label="published (upstream)")
+        if not published.empty:  # each replay's published level on its own bar
+            x = [positions[(run, level)] for run, level in zip(published["model"], published["level"], strict=True)]
+            style = {"marker": "D", "s": 16, "color": "crimson", "edgecolors": "white", "linewidths": 0.5}
+            ax.scatter(x, published["published"], zorder=3, label="published level (upstream, same model)", **style)
         ax.set_title(f"design family: {family}")
         ax.set_xlabel("verification level")
         rate_axis(ax, "pass rate (share of scenarios)")
@@ -157,13 +154,12 @@ def draw_sweep(data: pd.DataFrame) -> PlotFigure:
 
 
 def draw_reliability(data: pd.DataFrame) -> PlotFigure:
-    """Observed L2b+ rate against mean stated confidence per decile bin, a line per run, the diagonal dashed."""
+    """Observed L2b+ rate (95 % interval, n) against mean stated confidence per decile bin, a line per run, the
+    diagonal dashed."""
     fig, [ax] = panels(1, width=4.2)
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfect calibration")
     for run, part in data.groupby("model", sort=False):
-        ax.plot(part["confidence"], part["accuracy"], marker="o", markersize=3, label=str(run))
-        for xi, yi, n in zip(part["confidence"], part["accuracy"], part["n"], strict=True):
-            ax.annotate(f"n={n:.0f}", (xi, yi), xytext=(3, 2), textcoords="offset points", fontsize=5)
+        points(ax, part, "confidence", "accuracy", str(run))
     ax.set_xlim(0, 1)
     ax.set_xlabel("stated confidence in the estimate (probability, decile-bin mean)")
     rate_axis(ax, "observed L2b+ rate (share of scenarios)")
