@@ -107,8 +107,9 @@ def benchmark_of(task: str) -> Benchmark | None:
 
 
 def demo_plan() -> tuple[DemoRun, ...]:
-    """The demo runs of every benchmark, in package order."""
-    return tuple(run for benchmark in benchmarks() for run in benchmark.demo)
+    """The demo runs of every benchmark in entry-point order, those that need programs beyond Python (R, say) last."""
+    runs = [run for benchmark in benchmarks() for run in benchmark.demo]
+    return tuple(sorted(runs, key=lambda run: bool(run.requires)))
 
 
 def suite_parameters() -> set[str]:

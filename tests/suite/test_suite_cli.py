@@ -25,6 +25,7 @@ def test_every_task_registers_under_its_package_namespace(capsys):
     names = {name for name, _ in registered_tasks()}
     assert EXPECTED_TASKS <= names
     assert {run.task for run in demo_plan()} <= names
+    assert [run.task for run in demo_plan()][-1] == "causalverify_inspect/exp_b"  # it needs R: last
     assert main(["tasks"]) == 0
     out = capsys.readouterr().out
     assert "cobe_inspect/cobe  (data, tier, phrasings" in out
