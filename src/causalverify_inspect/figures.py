@@ -132,8 +132,10 @@ def draw_funnel(data: pd.DataFrame) -> PlotFigure:
         published = part.dropna(subset=["published"])
         if not published.empty:  # each replay's published level on its own bar
             x = [positions[(run, level)] for run, level in zip(published["model"], published["level"], strict=True)]
-            style = {"marker": "D", "s": 16, "color": "crimson", "edgecolors": "white", "linewidths": 0.5}
-            ax.scatter(x, published["published"], zorder=3, label="published level (upstream, same model)", **style)
+            label = "published level (upstream, same model)"
+            ax.scatter(
+                x, published["published"], s=16, marker="D", c="crimson", edgecolors="white", zorder=3, label=label
+            )
         ax.set_title(f"design family: {family}")
         ax.set_xlabel("verification level")
         rate_axis(ax, "pass rate (share of scenarios)")
