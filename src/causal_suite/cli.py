@@ -13,7 +13,6 @@ import shutil
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from causal_suite.check import add_arguments as add_check_arguments
@@ -21,6 +20,7 @@ from causal_suite.check import check as check_logs
 from causal_suite.compare import add_arguments as add_compare_arguments
 from causal_suite.compare import run as run_compare
 from causal_suite.errors import reports_input_errors
+from causal_suite.registration import benchmarks, demo_plan
 from causal_suite.report import add_arguments as add_report_arguments
 from causal_suite.report import build_report
 from causal_suite.rescore import add_arguments as add_rescore_arguments
@@ -31,57 +31,8 @@ from causal_suite.scores import is_unscored
 DEFAULT_MODEL = "offline/gemma-3-270m"
 
 
-@dataclass(frozen=True)
-class DemoRun:
-    """One task of the main job: registry name, task arguments, and the demo's size limits."""
-
-    task: str
-    task_args: dict[str, Any] = field(default_factory=dict)
-    roles: tuple[str, ...] = ()  # judge roles (grader, extractor) bound to the model under test
-    small: dict[str, Any] = field(default_factory=dict)  # task arguments of the demo's slice (whole clusters)
-    epochs: int | None = None  # None: the task's own epochs
-    max_tokens: int | None = None
-    headline: tuple[str, ...] = ()  # metric names shown in the results table
-    requires: tuple[str, ...] = ()  # programs the task needs on this machine (else the demo skips it, saying so)
-
-
 # Judge roles answer with one letter or one number: the demo caps their replies at JUDGE_MAX_TOKENS, greedy.
 JUDGE_MAX_TOKENS = 8
-
-PLAN: tuple[DemoRun, ...] = (
-    # the demo's one model also judges: CoBe refuses that unless told (self_judge), and marks the log self-judged
-    DemoRun(
-        "cobe_inspect/cobe",
-        {"self_judge": True},
-        roles=("grader",),
-        small={"subset": 1},  # one core example with its three phrasings
-        max_tokens=128,
-        headline=("accuracy", "E0_failure", "E1_failure", "E2_failure", "self_judged"),
-    ),
-    DemoRun(
-        "glass_inspect/glassgsm",
-        small={"subset": 3, "doses": "1"},  # three bases with all their dose-1 twins
-        epochs=2,
-        max_tokens=128,
-        headline=("break_rate", "base_accuracy", "identity_floor"),
-    ),
-    DemoRun(
-        "glass_inspect/glassmath",
-        small={"subset": 3, "doses": "1"},
-        epochs=2,
-        max_tokens=128,
-        headline=("break_rate", "base_accuracy", "identity_floor"),
-    ),
-    DemoRun(
-        "causalverify_inspect/exp_b",
-        {"sandbox": "confined"},
-        roles=("extractor",),
-        small={"subset": 4},  # one scenario of each method family
-        max_tokens=256,
-        headline=("L2b_plus", "L2b", "L2a", "L1", "conditional_pass"),
-        requires=("Rscript", "bwrap", "prlimit"),
-    ),
-)
 
 
 def _headline(log: Any, names: tuple[str, ...]) -> str:
@@ -118,7 +69,7 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
 
     rows: list[tuple[str, str, str, str, str]] = []
     failed = 0
-    for run in PLAN:
+    for run in demo_plan():
         if only and not any(o in run.task for o in only):
             continue
         missing = [program for program in run.requires if shutil.which(program) is None]
@@ -160,18 +111,12 @@ def _print_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> No
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
 
 
-BENCHMARK_PACKAGES = ("cobe_inspect", "glass_inspect", "causalverify_inspect")
-
-
 def registered_tasks() -> list[tuple[str, list[str]]]:
-    """(registry name, parameters) of every task the suite's inspect entry points register."""
-    import importlib
-
+    """(registry name, parameters) of every task the suite's benchmarks register (``causal_suite.registration``)."""
     from causal_suite.inspect_compat import registry_find, registry_info
 
-    for package in BENCHMARK_PACKAGES:
-        importlib.import_module(f"{package}._registry")
-    tasks = registry_find(lambda info: info.type == "task" and info.name.split("/")[0] in BENCHMARK_PACKAGES)
+    packages = {benchmark.package for benchmark in benchmarks()}
+    tasks = registry_find(lambda info: info.type == "task" and info.name.split("/")[0] in packages)
     rows = []
     for t in tasks:
         info = registry_info(t)
@@ -230,8 +175,12 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    figures = build_report(args.logs, args.out, args.published)
-    print(f"report: {len(figures)} figures written to {args.out / 'report.md'}")
+    figures = build_report(args.logs, args.out, args.published, args.formats, args.dpi, args.labels)
+    empty = sum(figure.data.empty for figure in figures.values())
+    print(
+        f"report: {len(figures)} figures ({empty} of them 'no data' panels) written as {', '.join(args.formats)} "
+        f"to {args.out}, listed in {args.out / 'report.md'}"
+    )
     return 0
 
 

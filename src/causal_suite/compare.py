@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import logging
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -29,13 +28,11 @@ from inspect_ai.scorer import SampleScore, Score
 from causal_suite.errors import SuiteInputError
 from causal_suite.files import output_folder, write_figure_atomic, write_text_atomic
 from causal_suite.logs import LogSample, read_log_digest
+from causal_suite.registration import LogKind, Units, log_kind
 from causal_suite.scores import is_unscored
 from causal_suite.uncertainty import paired_difference, ratio
 
 logger = logging.getLogger(__name__)
-
-Units = dict[str, dict[Any, tuple[Any, float, float]]]
-"""metric -> unit key -> (cluster, numerator, denominator): what a comparison pairs, per metric."""
 
 
 def read_log(path: str | Path) -> tuple[EvalLog, list[LogSample]]:
@@ -43,12 +40,6 @@ def read_log(path: str | Path) -> tuple[EvalLog, list[LogSample]]:
     reads logs, through the suite's streaming reader (``causal_suite.logs``)."""
     digest = read_log_digest(path)
     return digest.header, digest.samples
-
-
-def benchmark_of(header: EvalLog) -> str | None:
-    """``cobe``, ``glass`` or ``exp_b`` for a log of the suite's comparable tasks, else None."""
-    name = header.eval.task.split("/")[-1]
-    return {"cobe": "cobe", "glassgsm": "glass", "glassmath": "glass", "exp_b": "exp_b"}.get(name)
 
 
 def fingerprint(header: EvalLog) -> dict[str, Any]:
@@ -78,9 +69,10 @@ def fingerprint(header: EvalLog) -> dict[str, Any]:
     }
 
 
-def check_comparable(paths: list[str], headers: list[EvalLog]) -> str:
-    """The benchmark of the logs; one sentence naming the first difference when they are not comparable."""
-    kinds = [benchmark_of(h) for h in headers]
+def check_comparable(paths: list[str], headers: list[EvalLog]) -> LogKind:
+    """The kind of the logs (``causal_suite.registration``: the benchmark that reads them); one sentence naming the
+    first difference when they are not comparable."""
+    kinds = [log_kind(h.eval.task) for h in headers]
     for path, kind, header in zip(paths, kinds, headers, strict=False):
         if kind is None:
             raise SuiteInputError(f"compare: {path} is a log of {header.eval.task}, which compare does not know.")
@@ -92,20 +84,15 @@ def check_comparable(paths: list[str], headers: list[EvalLog]) -> str:
                     f"compare: {path} and {paths[0]} are not comparable: their {field} differs "
                     f"({value!r} vs {reference[field]!r})."
                 )
-    return str(kinds[0])
+    return kinds[0]  # type: ignore[return-value]  # every None raised above
 
 
-def reduced_scores(kind: str, samples: list[LogSample]) -> list[SampleScore]:
-    """One score per sample, its epochs reduced as the task reduces them (glass: the modal answer; else the mean);
-    a sample with an unscored epoch, or none scored, is left out."""
+def reduced_scores(kind: LogKind, samples: list[LogSample]) -> list[SampleScore]:
+    """One score per sample, its epochs reduced as the task reduces them (the reducer its benchmark declares, e.g.
+    glass's modal answer; else the mean); a sample with an unscored epoch, or none scored, is left out."""
     from inspect_ai.scorer import mean_score
 
-    if kind == "glass":
-        from glass_inspect.scorers import modal_answer
-
-        reducer = modal_answer()
-    else:
-        reducer = mean_score()
+    reducer = (kind.reducer or mean_score)()
     epochs: dict[Any, list[Score]] = defaultdict(list)
     metadata: dict[Any, dict] = {}
     for sample in samples:
@@ -121,16 +108,9 @@ def reduced_scores(kind: str, samples: list[LogSample]) -> list[SampleScore]:
     return out
 
 
-def units_of(kind: str, scores: list[SampleScore]) -> Units:
+def units_of(kind: LogKind, scores: list[SampleScore]) -> Units:
     """The comparison units of each metric, as the benchmark's own metrics define them."""
-    builder: Callable[[list[SampleScore]], Units]
-    if kind == "glass":
-        from glass_inspect.metrics import comparison_units as builder
-    elif kind == "cobe":
-        from cobe_inspect.scorers import comparison_units as builder
-    else:
-        from causalverify_inspect.scorers import comparison_units as builder
-    return builder(scores)
+    return kind.comparison_units(scores)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.metadata
 import inspect
 import logging
 import sys
@@ -14,6 +13,7 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 from causal_suite.inspect_compat import PrerequisiteError
+from causal_suite.registration import suite_parameters
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -32,25 +32,15 @@ class SuiteInputError(PrerequisiteError, ValueError):
         return str(self.message)
 
 
-_SUITE_PARAMS: dict[str, set[str]] = {}
-"""Parameter names of every strict task defined so far, by task function name."""
 logger = logging.getLogger(__name__)
-
-
-def _suite_params() -> set[str]:
-    """Every strict task's parameter names, after loading the suite's inspect entry points (its tasks)."""
-    for entry in importlib.metadata.entry_points(group="inspect_ai"):
-        if entry.dist is not None and entry.dist.name == "causal-inspect-suite":
-            entry.load()
-    return set().union(*_SUITE_PARAMS.values())
 
 
 def strict_params(fn: F | None = None, *, hints: dict[str, str] | None = None) -> Any:
     """Make a ``@task`` function reject parameters it does not have (inspect only warns and runs on).
 
     Apply below ``@task`` (``@strict_params`` or ``@strict_params(hints={...})``). An unknown ``-T name=value``
-    then fails with one sentence listing the valid names, unless another task of the suite takes that parameter:
-    then it is dropped with a warning, as inspect does, so one ``inspect eval-set`` over several suite tasks can pass
+    then fails with one sentence listing the valid names, unless another task of the suite takes that parameter
+    (``causal_suite.registration``: the tasks each benchmark declares): then it is dropped with a warning, as inspect does, so one ``inspect eval-set`` over several suite tasks can pass
     each its own parameters (a typo still fails). ``hints`` maps a parameter the task no longer takes to the
     sentence that says what to pass instead (it fails with that sentence, even if another suite task takes it).
     """
@@ -58,7 +48,6 @@ def strict_params(fn: F | None = None, *, hints: dict[str, str] | None = None) -
         return functools.partial(strict_params, hints=hints)
     sig = inspect.signature(fn)
     valid = [p for p in sig.parameters if sig.parameters[p].kind is not inspect.Parameter.VAR_KEYWORD]
-    _SUITE_PARAMS[fn.__name__] = set(valid)
     moved = dict(hints or {})
 
     @functools.wraps(fn)
@@ -66,7 +55,7 @@ def strict_params(fn: F | None = None, *, hints: dict[str, str] | None = None) -
         for name in sorted(set(kwargs) & set(moved)):
             raise SuiteInputError(f"Task '{fn.__name__}' has no parameter '{name}': {moved[name]}")
         unknown = set(kwargs) - set(valid)
-        foreign = unknown & _suite_params() if unknown else set()
+        foreign = unknown & suite_parameters() if unknown else set()
         if unknown - foreign:
             raise SuiteInputError(
                 f"Task '{fn.__name__}' has no parameter {', '.join(repr(u) for u in sorted(unknown - foreign))}; "

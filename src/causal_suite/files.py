@@ -53,9 +53,11 @@ def write_text_atomic(path: str | Path, text: str | Iterable[str]) -> Path:
     return write_atomic(path, write)
 
 
-def write_figure_atomic(fig: Any, path: str | Path, dpi: int = 110) -> Path:
-    """Save a matplotlib figure as PNG at ``path`` as :func:`write_atomic` writes."""
-    return write_atomic(path, lambda tmp: fig.savefig(tmp, format="png", dpi=dpi))
+def write_figure_atomic(fig: Any, path: str | Path, dpi: int = 110, **savefig: Any) -> Path:
+    """Save a matplotlib figure at ``path`` as :func:`write_atomic` writes, in the format its suffix names (PNG,
+    PDF, SVG, ...); ``savefig`` are further ``Figure.savefig`` arguments (e.g. ``bbox_inches="tight"``)."""
+    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+    return write_atomic(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=dpi, **savefig))
 
 
 def output_folder(out: str | Path, command: str) -> Path:

@@ -9,7 +9,6 @@ and calls inspect's own ``score``. The equivalent inspect command is printed for
 from __future__ import annotations
 
 import argparse
-import importlib
 from pathlib import Path
 
 from inspect_ai import score
@@ -18,20 +17,21 @@ from inspect_ai.log import EvalLog, write_eval_log
 from causal_suite.errors import SuiteInputError
 from causal_suite.files import write_atomic
 from causal_suite.logs import LogReader
+from causal_suite.registration import benchmark_of
 
 
 def log_scorers(log: EvalLog) -> list:
-    """The scorers recorded in ``log``, created from the task's package with their recorded arguments."""
-    package = log.eval.task.split("/")[0]
-    try:
-        registry = importlib.import_module(f"{package}._registry")
-    except ModuleNotFoundError:
-        raise SuiteInputError(f"score: the log's task '{log.eval.task}' is not one of the suite's.") from None
+    """The scorers recorded in ``log``, created from the scorers its task's benchmark declares
+    (``causal_suite.registration``) with their recorded arguments."""
+    benchmark = benchmark_of(log.eval.task)
+    if benchmark is None:
+        raise SuiteInputError(f"score: the log's task '{log.eval.task}' is not one of the suite's.")
+    factories = {factory.__name__: factory for factory in benchmark.scorers}
     scorers = []
     for recorded in log.eval.scorers or []:
-        factory = getattr(registry, recorded.name.split("/")[-1], None)
+        factory = factories.get(recorded.name.split("/")[-1])
         if factory is None:
-            raise SuiteInputError(f"score: {package} registers no scorer named '{recorded.name}'.")
+            raise SuiteInputError(f"score: {benchmark.package} registers no scorer named '{recorded.name}'.")
         scorers.append(factory(**(recorded.options or {})))
     if not scorers:
         raise SuiteInputError("score: the log records no scorer.")

@@ -8,7 +8,8 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.scorer import Score, Target, accuracy, scorer
 
-from causal_suite.cli import PLAN, _headline, _unscored, main, registered_tasks
+from causal_suite.cli import _headline, _unscored, main, registered_tasks
+from causal_suite.registration import demo_plan
 
 EXPECTED_TASKS = {
     "cobe_inspect/cobe",
@@ -23,7 +24,8 @@ EXPECTED_TASKS = {
 def test_every_task_registers_under_its_package_namespace(capsys):
     names = {name for name, _ in registered_tasks()}
     assert EXPECTED_TASKS <= names
-    assert {run.task for run in PLAN} <= names
+    assert {run.task for run in demo_plan()} <= names
+    assert [run.task for run in demo_plan()][-1] == "causalverify_inspect/exp_b"  # it needs R: last
     assert main(["tasks"]) == 0
     out = capsys.readouterr().out
     assert "cobe_inspect/cobe  (data, tier, phrasings" in out

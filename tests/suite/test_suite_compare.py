@@ -11,6 +11,7 @@ from inspect_ai.scorer import SampleScore, Score
 
 from causal_suite.cli import main as cli_main
 from causal_suite.compare import compare_logs, compare_units, units_of
+from causal_suite.registration import log_kind
 
 FAMILIES = "entity_rename,irrelevant_context"
 
@@ -116,7 +117,7 @@ def test_epochs_are_reduced_as_the_task_reduces_them(tmp_path, scripted):
 
     [log] = eval(task, model=scripted(reply), epochs=2, display="none", log_dir=str(tmp_path))
     header, samples = read_log(log.location)
-    mine = {s.sample_id: s.score.value for s in reduced_scores("glass", samples)}
+    mine = {s.sample_id: s.score.value for s in reduced_scores(log_kind("glass_inspect/glassgsm"), samples)}
     logged = {s.sample_id: s.value for s in read_eval_log(log.location).reductions[0].samples}
     assert mine == logged and len(samples) == 2 * len(mine) and header.eval.config.epochs == 2
     assert set(mine.values()) == {0.0, 1.0}
@@ -134,8 +135,9 @@ def exp_b_scores(passed: list[int]) -> list[SampleScore]:
 
 
 def test_exp_b_paired_difference_by_hand():
+    exp_b_kind = log_kind("causalverify_inspect/exp_b")
     a, b = exp_b_scores([1, 1, 0, 0, 0, 1]), exp_b_scores([1, 1, 1, 0, 1, 1])
-    rows, (matched, only_a, only_b) = compare_units(units_of("exp_b", a), units_of("exp_b", b), "A", "B")
+    rows, (matched, only_a, only_b) = compare_units(units_of(exp_b_kind, a), units_of(exp_b_kind, b), "A", "B")
     row = next(r for r in rows if r.metric == "L2b_plus")
     # per-scenario differences (0, 0, 1, 0, 1, 0): mean 1/3, CR1 SE = sqrt(6/5 * sum (d - 1/3)^2) / 6
     assert row.difference == pytest.approx(1 / 3) and (row.matched, row.clusters) == (6, 6)

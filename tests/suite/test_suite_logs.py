@@ -148,7 +148,7 @@ def test_check_and_report_skip_a_bad_log_and_go_on(glass_logs, tmp_path, capsys)
 
     assert cli_main(["report", str(folder), "--out", str(tmp_path / "r")]) == 0
     captured = capsys.readouterr()
-    assert f"report: skipped: eval log '{bad}'" in captured.err and "figures written" in captured.out
+    assert f"report: skipped: eval log '{bad}'" in captured.err and "1 figures (" in captured.out
     assert "glass_break_rate_by_dose" in (tmp_path / "r" / "report.md").read_text()
     assert not [p.name for p in (tmp_path / "r").iterdir() if p.name.startswith(".")]  # no temp file left
 

@@ -8,6 +8,8 @@ import pytest
 from inspect_ai import eval
 
 from causal_suite.cli import main as cli_main
+from causal_suite.errors import SuiteInputError
+from causal_suite.figures import RATE_LIMITS
 from causal_suite.report import build_report
 
 
@@ -65,10 +67,24 @@ def test_glass_break_rate_by_dose_and_identity_floor(glass_log, tmp_path):
     assert "glass_break_rate_by_dose.png" in (tmp_path / "report.md").read_text()
 
 
-def test_glass_suites_of_one_model_are_drawn_in_their_own_panels(glass_log, scripted, tmp_path):
-    """GlassGSM and GlassMATH of one model: one panel per suite (lines of one suite never join the other's)."""
+@pytest.fixture
+def drawn(monkeypatch):
+    """The matplotlib figures the report saves, by file name (each is written through a hidden temp file)."""
     import matplotlib.figure
 
+    saved: dict[str, matplotlib.figure.Figure] = {}
+    original = matplotlib.figure.Figure.savefig
+
+    def spy(fig, fname, *args, **kwargs):
+        saved[Path(fname).name.split(".tmp-")[0].lstrip(".") + Path(fname).suffix] = fig
+        return original(fig, fname, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", spy)
+    return saved
+
+
+def test_glass_suites_and_families_are_drawn_in_their_own_panels(glass_log, scripted, tmp_path, drawn):
+    """GlassGSM and GlassMATH of one model: one panel per (suite, family), one label per run, axes named."""
     from glass_inspect.task import glassmath
 
     task = glassmath(families="irrelevant_context", doses="1,3")
@@ -79,26 +95,48 @@ def test_glass_suites_of_one_model_are_drawn_in_their_own_panels(glass_log, scri
         return f"\\boxed{{{meta['answer']}}}"  # solves everything: break rate 0
 
     eval(task, model=scripted(reply), epochs=1, limit=40, display="none", log_dir=str(tmp_path / "math"))
-    panels: list[tuple[str, list[str]]] = []
-    original = matplotlib.figure.Figure.savefig
-
-    def spy(fig, fname, *args, **kwargs):
-        if "glass_break_rate_by_dose" in Path(fname).name:  # written through a hidden temp file
-            panels.extend((ax.get_title(), ax.get_legend_handles_labels()[1]) for ax in fig.axes)
-        return original(fig, fname, *args, **kwargs)
-
-    try:
-        matplotlib.figure.Figure.savefig = spy
-        figures = build_report([str(glass_log), str(tmp_path / "math")], tmp_path / "out")
-    finally:
-        matplotlib.figure.Figure.savefig = original
+    figures = build_report([str(glass_log), str(tmp_path / "math")], tmp_path / "out")
     data = figures["glass_break_rate_by_dose"].data
-    assert set(data["suite"]) == {"glassgsm", "glassmath"} and set(data["model"]) == {"mockllm/model"}
-    assert [title.split(":")[0] for title, _ in panels] == ["glassgsm", "glassmath"]
-    gsm, math_ = (labels for _, labels in panels)
-    assert "entity_rename (mockllm/model)" in gsm and "entity_rename (mockllm/model)" not in math_
-    assert "irrelevant_context (mockllm/model)" in math_
+    labels = data.groupby("suite")["model"].unique().to_dict()
+    assert {suite: len(names) for suite, names in labels.items()} == {"glassgsm": 1, "glassmath": 1}
+    gsm_label, math_label = labels["glassgsm"][0], labels["glassmath"][0]
+    assert gsm_label != math_label and gsm_label.startswith("mockllm/model #")  # two runs of one model
+    axes = [ax for ax in drawn["glass_break_rate_by_dose.png"].axes if ax.get_visible()]
+    titles = [ax.get_title() for ax in axes]
+    assert titles == ["glassgsm: entity_rename", "glassgsm: irrelevant_context", "glassmath: irrelevant_context"]
+    for ax in axes:
+        run, other = (gsm_label, math_label) if ax.get_title().startswith("glassgsm") else (math_label, gsm_label)
+        assert run in ax.get_legend_handles_labels()[1] and other not in ax.get_legend_handles_labels()[1]
+        assert list(ax.get_xticks()) == [1, 3] and ax.get_ylim() == RATE_LIMITS
+        assert "dose m" in ax.get_xlabel() and "break rate" in ax.get_ylabel() and ax.get_legend() is None
+    assert "distractor" in axes[1].get_xlabel() and "rename" in axes[0].get_xlabel()
+    assert drawn["glass_break_rate_by_dose.png"].legends  # one legend, outside the panels
     assert (data[data["suite"] == "glassmath"]["break_rate"] == 0.0).all()
+
+
+def test_formats_dpi_labels_and_no_data_panels(glass_log, scripted, tmp_path, drawn):
+    """PNG at the dpi asked for plus PDF and SVG; --label names the run; a figure with nothing to plot is a panel
+    that says why, and the printed count is the figures written."""
+    from PIL import Image
+
+    from glass_inspect.task import glassgsm
+
+    unsolved = tmp_path / "unsolved"
+    eval(glassgsm(doses="1"), model=scripted("no idea"), epochs=1, limit=8, display="none", log_dir=str(unsolved))
+    out = tmp_path / "out"
+    figures = build_report([str(unsolved)], out, formats=("png", "pdf", "svg"), dpi=150, labels=["baseline"])
+    assert figures["glass_break_rate_by_dose"].data.empty
+    for suffix in ("png", "pdf", "svg"):
+        assert (out / f"glass_break_rate_by_dose.{suffix}").stat().st_size > 1000
+    assert (out / "glass_break_rate_by_dose.csv").read_text().startswith("model,suite,family,dose,break_rate")
+    assert round(Image.open(out / "glass_break_rate_by_dose.png").info["dpi"][0]) == 150
+    texts = [t.get_text() for ax in drawn["glass_break_rate_by_dose.png"].axes for t in ax.texts]
+    assert any("no data" in t and "break rate is undefined" in t for t in texts)
+    assert "(no data: no run solved a base problem" in (out / "report.md").read_text()
+    built = build_report([str(glass_log)], tmp_path / "labelled", labels=["glass-run"])
+    assert set(built["glass_break_rate_by_dose"].data["model"]) == {"glass-run"}
+    with pytest.raises(SuiteInputError, match="2 --label given for 1 readable logs"):
+        build_report([str(glass_log)], tmp_path / "x", labels=["a", "b"])
 
 
 def test_cobe_breakdowns_and_check_failures(cobe_log, tmp_path):
@@ -139,7 +177,16 @@ def test_exp_b_funnel_sweep_and_reliability_side_by_side(scripted, tmp_path):
 
 
 def test_cli_report_and_its_errors(glass_log, tmp_path, capsys):
-    assert cli_main(["report", str(glass_log), "--out", str(tmp_path / "r")]) == 0
-    assert "figures written" in capsys.readouterr().out
+    assert cli_main(["report", str(glass_log), "--out", str(tmp_path / "r"), "--format", "png,svg"]) == 0
+    assert "report: 1 figures (0 of them 'no data' panels) written as png, svg" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == [
+        "glass_break_rate_by_dose.csv",
+        "glass_break_rate_by_dose.png",
+        "glass_break_rate_by_dose.svg",
+        "report.md",
+    ]
+    for bad in (["--format", "png,gif"], ["--dpi", "12"]):
+        with pytest.raises(SystemExit):
+            cli_main(["report", str(glass_log), "--out", str(tmp_path / "r"), *bad])
     with pytest.raises(Exception, match="neither an .eval log"):
         build_report([str(tmp_path / "missing.txt")], tmp_path / "x")

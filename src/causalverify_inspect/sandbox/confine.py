@@ -38,6 +38,7 @@ LAUNCH_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 _RO_SYSTEM = ("/usr",)
 _PYTHON_GLOBS = ("lib/python*", "local/lib/python*", "share/python*", "local/share/python*")
+# import-graph: names, not loads (the suite's package folders, masked in the sandbox)
 _SUITE_PACKAGES = ("causal_suite", "cobe_inspect", "glass_inspect", "causalverify_inspect", "frail")
 _NEEDED = ("/usr/bin", "/usr/local/bin", "/usr/lib/R", "/usr/local/lib/R", "/usr/share/R", "/usr/lib/x86_64-linux-gnu")
 """What R needs under ``/usr``: no mask may cover one of these."""
