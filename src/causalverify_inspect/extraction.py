@@ -24,10 +24,16 @@ effect**, and otherwise abstains (the scorer then asks the ``extractor`` role, s
      within the line (``N=``, ``SE``, ``t``, ``p``, CI brackets, a parenthesised number after the estimate,
      bandwidths, cutoffs, counts), and only numbers whose label names the effect (``Estimate``, ``ATT``, ``DID``,
      ``2SLS``, ``CAR[a,b]``, ``RD estimate``, the treatment term...) are candidates; a neutral label (``Spec B``)
-     in a run of such lines is a candidate too; an event-study window in the label is kept;
+     in a run of such lines is a candidate too; an event-study window in the label is kept. Numbers that cannot
+     be results are blanked before any label is read: model formulas and their powers, counts (an integer
+     followed by a plural noun, by rule: ``80 IPOs``), and the settings an estimate was made with when the
+     estimate follows (``using bandwidth h = 0.25:``). One identifier naming the estimate (``beta_IV``,
+     ``ate_hat``, ``tau_rd``) is a label; robustness, sensitivity, OLS, first-stage and placebo labels are not;
    - ``answer_line``: the line the prompt asks for, ``Estimate: <number>`` alone on its line, not indented.
 
-   Known printer headers and footers (fixest's ``Fixed-effects: unit_id: 200``, ``Observations``, R-squared, F
+   Banners framed on both sides (``=== Main RD Estimate (at cutoff = 0.5) ===``) are headings whatever numbers
+   their parentheses hold; a parenthetical remark on the line above a table (``(anticipation effect)``) does not
+   set it aside. Known printer headers and footers (fixest's ``Fixed-effects: unit_id: 200``, ``Observations``, R-squared, F
    and Wu-Hausman lines, rdrobust's bandwidth block, ``str()`` lines, echoed calls, headings) are never
    candidates. A candidate is set aside by its own label or its context: first stage, reduced form or naive OLS
    in IV designs (from the printed call, fixest's header, an etable's IV-stage row, a heading such as ``OLS:``,
@@ -284,7 +290,7 @@ _STRONG_STAT = re.compile(
     r"\bshare\b|fraction|proportion|%\s*(?:positive|negative|significant)|\bskew\w*|\bkurt\w*|correlation|"
     r"\bcorr?\b|cor\(|\btest\b|t-?test|wilcoxon|\bh[01]\b|\bnull\b|\bbeta\b|\balpha\b|intercept|\bslope\b|"
     r"\bweights?\b|\bseed\b|\brows?\b|\bcolumns?\b|dimensions?|\blog-?lik\w*|\baic\b|\bbic\b|\bresidual|"
-    r"\bwu-hausman\b|\bsargan\b|\bweak\b|statistic|\biter\w*|\belapsed\b|\bseconds?\b|\bdegree\b|\border\b|"
+    r"\bwu-hausman\b|\bsargan\b|\bweak\b|statistic|\biter\w*|\belapsed\b|\bseconds?\b(?![- _]?stage)|\bdegree\b|\border\b|"
     r"\bpoly\w*|\bspec(?:ification)?\s*#?\s*$|\bmodel\s*#?\s*$|\bcolumn\s*#?\s*$|\bstep\s*$|"
     r"\b(?:se|std|standard error|t[- ]?stat|p[- ]?val\w*|ci|conf\w*|n)\b\s*(?:of|for)\b|[<>\u2260\u2264\u2265]=?\s*$|"
     r"!=\s*$|\+/-|\u00b1|(?:pct|percent|%|share|fraction)\s*(?:of\s*)?(?:positive|negative)|"
@@ -305,7 +311,7 @@ _EXCLUDED_ROLE = re.compile(
     r"\bnaive\b|\btrue\b|\bexpected\b|\bprior\b|\bcanonical\b|\bdgp\b|simulated|\bdays? -\d+\b|"
     r"bias[- ]corrected|\brobust\s*[:=]|\bdifference\b(?![- ]in[- ]|s?[- ]in[- ])|\bdiff\b(?![- ]in)|"
     r"\bwithout\b|\bexcluding\b|\btrimmed\b|\bwinsori[sz]ed\b|\bsubsample\b|\bsubgroup\b|\bheterogene\w*|"
-    r"\bmanual\b|\b(?:no|without) (?:controls|covariates)\b",
+    r"\bmanual\b|\b(?:no|without) (?:controls|covariates)\b|robustness|sensitivity|(?<![a-z])ols\b",
     re.I,
 )
 _IV_NOT_EFFECT = re.compile(r"first[-_ ]?stage|1st[-_ ]stage|reduced[-_ ]?form|(?<![a-z])ols\b|naive", re.I)
@@ -406,12 +412,13 @@ _CALL_EXCLUDED = re.compile(
 
 def _context_role(context: list[str], family: str) -> str:
     """Role of a block from the lines printed above it (nearest first): 'effect!' (an IV call or header), 'effect'
-    (nothing said), 'ols', 'first' or 'excluded'."""
+    (nothing said), 'ols', 'first' or 'excluded' (placebo, pre-trend, leads... outside a parenthetical remark)."""
     for line in reversed(context):
         text = line.strip()
         if not text:
             continue
-        if _CALL_EXCLUDED.search(text) and not (
+        named = re.sub(r"\([^()]*\)", " ", text)  # "Coefficients (anticipation effect):" names no placebo block
+        if _CALL_EXCLUDED.search(named) and not (
             family == "IV" and _CALL_IV.search(text) and "naive" not in text.lower()
         ):
             return "excluded"
@@ -813,6 +820,35 @@ _CONF_LEVEL = re.compile(
 )
 
 
+_FORMULA = re.compile(r"[\w.()]+\s*~[^:=()]*(?:\([^()]*\)[^:=()]*)*")
+_POWER = re.compile(r"\^\s*\d+")
+_COUNT = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\w.])|(?<![\w.\-])\d+(?=\s+(?:[A-Z]{2,}s|[a-z]{2,}[^s\W]s)\b)")
+_SETTING_VALUE = re.compile(
+    rf"(?i)\b(?:bandwidth|bw|cut-?off|threshold|window|kernel|lag|order|polynomial|h|k|p|c)\b"
+    rf"(?:\s+h)?\s*(?:=|of)?\s*{NUM}"
+)
+_LATER_VALUE = re.compile(rf"[:=]\s*{NUM}")
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+
+
+def _blank(text: str, pattern: re.Pattern) -> str:
+    return pattern.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def _blank_non_results(line: str) -> str:
+    """``line`` with the numbers that cannot be results blanked out, positions kept: model formulas and their
+    powers (``y ~ x + controls^2 | z``), counts (an integer followed by a plural noun: ``80 IPOs``, ``1,200``), and
+    the settings an estimate was made with when the estimate follows on the line (``using bandwidth h = 0.25:``)."""
+    line = _blank(_blank(line, _FORMULA), _POWER)
+    line = _blank(line, _COUNT)
+    values = list(_LATER_VALUE.finditer(_blank(line, _BRACKETED)))
+    if not values:
+        return line
+    last = values[-1]
+    head = line[: last.start()]
+    return _blank(head, _SETTING_VALUE) + line[last.start() :]
+
+
 def _groups(line: str) -> list[tuple[int, int]]:
     """Spans of the outermost () and [] groups of a line."""
     spans, stack = [], []
@@ -829,16 +865,44 @@ def _groups(line: str) -> list[tuple[int, int]]:
 _TERM_LABEL_NOISE = re.compile(r"(?i)\b(?:coef(?:ficient)?|estimate|beta|on|for|of|the|term|b)\b|[^\w:.()*>=]")
 
 
+_EFFECT_TOKEN = re.compile(
+    r"(?i)^(?:(?:beta|tau|theta|delta|b|coef|est)_(?P<core>\w+?)(?:_hat|_est)?|(?P<core2>\w+?)_(?:hat|est|estimate))$"
+)
+_EFFECT_TOKEN_CORES = re.compile(r"(?i)^(?:iv|2sls|tsls|did|dd|rd|rdd|att|ate|atet|late|aar|car|caar|post|es|event)$")
+_SETTING_PHRASE = re.compile(
+    r"(?i)\b(?:using|with|at|under)\s+(?:the\s+|a\s+)?(?:default\s+|optimal\s+|mse-optimal\s+|chosen\s+|"
+    r"selected\s+|data-driven\s+)?(?:bandwidth|bw|cut-?off|threshold|kernel|window)\b"
+)
+
+
+_NAMED_PREFERRED_SPEC = re.compile(
+    r"(?i)^(?:spec(?:ification)?|model)\b[^()=:]{0,40}\((?:preferred|main|headline)\)\s*[:=]?\s*$"
+)
+
+
+def _effect_token(text: str) -> bool:
+    """Whether a label is one identifier naming the estimate (``beta_IV``, ``ate_hat``, ``tau_rd``)."""
+    m = _EFFECT_TOKEN.match(re.sub(r"[\s:=]+$", "", text))
+    core = m and (m.group("core") or m.group("core2"))
+    return bool(core and _EFFECT_TOKEN_CORES.match(core))
+
+
 def _classify_label(label: str, family: str, effect_re: re.Pattern) -> str:
     """'stat', 'effect', 'excluded', 'neutral' or 'empty' for the text that labels a number."""
     text = label.strip()
     if not re.search(r"[A-Za-z]", text) or re.fullmatch(r"[\W_]*(?:to|and|or|vs\.?|through)?[\W_]*", text, re.I):
         return "empty"
+    if _effect_token(text):
+        return "effect"
+    if effect_re.search(text):  # "RD estimate using the default bandwidth": the setting the estimate was made with
+        text = _SETTING_PHRASE.sub(" ", text)
     if _EXCLUDED_ROLE.search(text):
         return "excluded"
-    if family == "IV" and _IV_NOT_EFFECT.search(text) and not _IV_EFFECT.search(text):
-        return "excluded"
+    if _IV_NOT_EFFECT.search(text) and (family != "IV" or not _IV_EFFECT.search(text)):
+        return "excluded"  # a first stage, reduced form or OLS: in an IV design unless the label names the IV
     text = re.sub(r"(?i)\bat (?:the )?(?:cut-?off|threshold|discontinuity|kink)\b(?=\s*[^\s\d.+\-\u2212])", " ", text)
+    if _NAMED_PREFERRED_SPEC.match(text):
+        return "effect"  # "Spec Half bandwidth (preferred) =": a specification's name, marked preferred
     tail = re.split(r"[,;|]|\band\b", text)[-1]
     if _STRONG_STAT.search(re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", tail)):
         return "stat"
@@ -867,6 +931,7 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
         line = f"{m.group('label')} {m.group('result')}"
     elif re.match(r"^[^=:]*[=:]\s*[-+\u2212]?\(.*[-+*/].*\)\s*$", line):
         return [], "neutral"  # an unevaluated expression, not a result
+    line = _blank_non_results(line)
     line = _CONF_LEVEL.sub(lambda mm: " " * len(mm.group(0)), line)
     line = re.sub(r"\b\d+\s*[x\u00d7]\s*\d+\b", lambda mm: " " * len(mm.group(0)), line)  # "500 x 4": dimensions
     line = re.sub(r"(?i)\bstage\s*1\b", "first stage", line)
@@ -929,7 +994,9 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
             after = after.lstrip(" %")
         if _COUNT_AFTER.match(after) and kind != "effect":
             kind = "stat"
-        if kind == "empty":
+        if kind == "empty" and re.search(r"\+/-|\u00b1", label):
+            kind = "stat"  # "-0.73 +/- 0.04": the margin of the estimate
+        elif kind == "empty":
             if k == 0:
                 head = _classify_label(line[: tok.start], family, effect_re)
                 kind = head if head != "empty" else "neutral"
@@ -1046,9 +1113,16 @@ _MARKED_HEADING = re.compile(
 )
 
 
+_BANNER = re.compile(r"^\s*(?P<mark>={2,}|-{2,}|#{2,}|\*{3,})\s*[A-Za-z].*?\s*(?P=mark)\s*$")
+
+
 def _is_heading(lines: list[str], i: int) -> bool:
     line = lines[i]
-    if not re.search(r"[A-Za-z]", line) or len(line) > 120 or _PRINTER_NOISE.match(line):
+    if not re.search(r"[A-Za-z]", line) or len(line) > 120:
+        return False
+    if _BANNER.match(line) and not _TOKEN_RE.search(re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", line)):
+        return True  # "=== Main RD Estimate (at cutoff = 0.5) ===", "--- Sensitivity ---": framed on both sides
+    if _PRINTER_NOISE.match(line):
         return False
     if _MARKED_HEADING.match(line) and not re.search(rf"[:=]\s*{NUM}", line):
         return True
@@ -1072,7 +1146,7 @@ def _sections(lines: list[str]) -> tuple[list[str], set[int]]:
         elif not line.strip():
             sub = ""
         elif re.fullmatch(r"\s*[A-Za-z][^:]{2,80}:\s*", line) and not _PRINTER_NOISE.match(line):
-            sub = line.strip()
+            sub = re.sub(r"\([^()]*\)", " ", line).strip()  # its parenthetical remark does not name the block
         out.append(f"{heading} | {sub}")
     return out, headings
 
