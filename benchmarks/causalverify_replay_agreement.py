@@ -21,6 +21,7 @@ from pathlib import Path
 from inspect_ai import eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
+from causal_suite.scores import is_unscored
 from causalverify_inspect.dataset import cached_response_path, read_cached_response
 from causalverify_inspect.extraction import extract_r_code
 from causalverify_inspect.task import exp_b
@@ -82,7 +83,7 @@ def replay(
     out = []
     for sample in log.samples:
         score = next(iter(sample.scores.values()))
-        value = score.value if isinstance(score.value, dict) else None
+        value = None if is_unscored(score.value) else score.value
         out.append((str(sample.id), value, score.metadata or {}))
     return out
 
@@ -108,6 +109,14 @@ def main() -> None:
         print(
             f"\n{slug}: {len(cells)} cells in {seconds:.0f} s; unscored {len(cells) - len(scored)}; "
             f"environment failures {len(scored) - len(non_env)}; estimate from the extractor in {by_extractor}"
+        )
+        passes = sum(v["L2b_plus"] for _, v, _ in scored)
+        n_unscored = len(cells) - len(scored)
+        published_passes = sum(int(published[(sid, slug)]["L2b_plus_v2"]) for sid, _, _ in cells)
+        print(
+            f"  L2b+ {passes / max(1, len(scored)):.3f} over {len(scored)} scored; bounds (unscored as 0 / as 1) "
+            f"{passes / len(cells):.3f} / {(passes + n_unscored) / len(cells):.3f}; unscored share "
+            f"{n_unscored / len(cells):.3f}; published {published_passes / len(cells):.3f} over {len(cells)}"
         )
         for subset_name, subset in (("all scored", scored), ("non-environment", non_env)):
             parts = []

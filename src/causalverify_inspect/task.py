@@ -23,9 +23,10 @@ from causal_suite.eval_meta import task_version
 from causal_suite.params import TaskParams
 from causal_suite.subset import subset_dataset
 from causalverify_inspect.dataset import check_cached_responses, exp_a_dataset, exp_b_dataset, scenarios_digest
+from causalverify_inspect.exp_a_scorer import exp_a_scorer
 from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM
 from causalverify_inspect.sandbox.choice import SandboxChoice, announce, choose_sandbox
-from causalverify_inspect.scorers import agreement, exp_a_scorer, exp_b_metrics, exp_b_scorer
+from causalverify_inspect.scorers import exp_b_scorer
 from causalverify_inspect.solvers import rate_own_workflow, replay_response, run_r_block
 
 ES_WINDOW_RULES = ("strict", "cumulative")
@@ -117,7 +118,6 @@ def exp_b(
         dataset=dataset,
         solver=solver,
         scorer=exp_b_scorer(tolerance=tolerance, es_windows=es_windows, calibration=calibration),
-        metrics=exp_b_metrics(calibration),
         sandbox=spec,
         config=GenerateConfig(max_tokens=8192),
         version=task_version("causalverify_inspect", "exp_b"),
@@ -154,7 +154,6 @@ def exp_a(contexts: str | None = None, labels: str | None = None) -> Task:
         dataset=exp_a_dataset(contexts, labels),
         solver=[system_message(EXP_A_SYSTEM), generate()],
         scorer=exp_a_scorer(),
-        metrics=[agreement()],
         config=GenerateConfig(max_tokens=8192),
         version=task_version("causalverify_inspect", "exp_a"),
         headline_metric=HeadlineMetric(metric="L3"),

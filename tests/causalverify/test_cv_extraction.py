@@ -20,7 +20,7 @@ from causalverify_inspect.extraction import (
     reply_json_object,
 )
 from causalverify_inspect.scorers import exp_b_scorer
-from causalverify_inspect.solvers import RUN_KEY
+from causalverify_inspect.store import RUN_KEY
 
 CORPUS = Path(__file__).parent / "fixtures" / "extraction"
 ANSWERED_FLOOR = 0.94
