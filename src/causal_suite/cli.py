@@ -77,7 +77,7 @@ PLAN: tuple[DemoRun, ...] = (
         roles=("extractor",),
         small={"subset": 4},  # one scenario of each method family
         max_tokens=256,
-        headline=("L2b_plus", "L2b", "L2a", "L1", "conditional_pass"),
+        headline=("L2b_plus", "L2b_plus_unscored_as_0", "L2b_plus_unscored_as_1", "unscored_share", "L2b", "L2a", "L1"),
         requires=("Rscript", "bwrap", "prlimit"),
     ),
 )
