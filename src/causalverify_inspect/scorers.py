@@ -212,13 +212,16 @@ def _confidence_values(state: TaskState) -> tuple[dict[str, float], str | None]:
 
 
 @scorer(metrics=EXP_B_METRICS)
-def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration: bool = False) -> Scorer:
-    """L1, L2a, L2b, L2b+ (at ``tolerance``), the sweep and the failure category of one Exp B sample (see module)."""
+def exp_b_scorer(
+    tolerance: float = 0.5, es_windows: str = "strict", calibration: bool = False, reference: str = "full"
+) -> Scorer:
+    """L1, L2a, L2b, L2b+ (at ``tolerance``), the sweep and the failure category of one Exp B sample (see module);
+    ``reference``: the profile whose package set the environment should have (``full`` or ``upstream``)."""
 
     async def score(state: TaskState, target: Target) -> Score:
         meta, run = state.metadata, state.store.get(RUN_KEY, {}) or {}
         family, canonical = meta["family"], meta.get("canonical")
-        image_missing = image_packages(run.get("missing_packages") or [])
+        image_missing = image_packages(run.get("missing_packages") or [], reference)
         base_meta = {
             "canonical": canonical,
             "family": family,
@@ -240,11 +243,12 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
         if not levels["L2a"]:
             failure, explanation = "no_code", "no R code block in the response"
         elif not levels["L2b"]:
-            package = environment_package(run.get("stderr", ""), run.get("missing_packages") or [])
+            missing = run.get("missing_packages") or []
+            package = environment_package(run.get("stderr", ""), missing, run.get("code") or "", reference)
             environment = int(package is not None and not run.get("timed_out"))
             failure = "environment" if environment else "execution_failure"
             explanation = (
-                f"R package '{package}' (in the Docker image) is missing from this sandbox"
+                f"R package '{package}' (in the {reference} reference set) is missing from this sandbox"
                 if environment
                 else "timed out"
                 if run.get("timed_out")
