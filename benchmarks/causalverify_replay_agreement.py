@@ -1,7 +1,7 @@
 """Re-score upstream's cached Exp B responses in the confined sandbox and compare with the published score CSV.
 
     .venv/bin/python benchmarks/causalverify_replay_agreement.py --models moonshot-v1-128k claude-opus-4-6 \
-        [--ids s01,s02,...] [--es-windows cumulative] [--log-dir /tmp/cv-replay]
+        [--ids s01,s02,...] [--es-windows cumulative] [--profile upstream] [--log-dir /tmp/cv-replay] [--logs DIR]
 
 With --published-extractor, samples whose estimate the deterministic rules cannot find go to an `extractor` role
 that answers with upstream's published judge value for that cell (so no cell stays unscored); without it they are
@@ -64,13 +64,14 @@ def published_extractor(slug: str, published: dict[tuple[str, str], dict]):
 
 
 def replay(
-    slug: str, ids: str | None, es_windows: str, log_dir: str, extractor=None
+    slug: str, ids: str | None, es_windows: str, log_dir: str, extractor=None, profile: str = "full"
 ) -> list[tuple[str, dict | None, dict]]:
     log = eval(
         exp_b(
             scenarios=str(SHARED),
             ids=ids,
             sandbox="confined",
+            profile=profile,
             responses=str(OUTPUTS),
             responses_model=slug,
             es_windows=es_windows,
@@ -175,6 +176,7 @@ def main() -> None:
     parser.add_argument("--logs", default=None, help="read the replay logs in this folder instead of running")
     parser.add_argument("--show-disagreements", action="store_true")
     parser.add_argument("--published-extractor", action="store_true")
+    parser.add_argument("--profile", default="full", choices=["full", "upstream"], help="the reference package set")
     args = parser.parse_args()
     published = published_rows()
     logged = logged_cells(args.logs) if args.logs else {}
@@ -185,7 +187,7 @@ def main() -> None:
             cells = logged[slug]
         else:
             extractor = published_extractor(slug, published) if args.published_extractor else None
-            cells = replay(slug, args.ids, args.es_windows, args.log_dir, extractor)
+            cells = replay(slug, args.ids, args.es_windows, args.log_dir, extractor, args.profile)
         print_agreement(slug, cells, published, time.monotonic() - started, args.show_disagreements)
         table += table_rows(slug, cells, published)
     print("\n| model | level | ours (scored) | published | n | ours (non-environment) | published | n |")
