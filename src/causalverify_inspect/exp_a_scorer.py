@@ -74,7 +74,7 @@ def detect_method(response: str) -> str | None:
     best, best_score = None, 0.0
     for family, words in METHOD_KEYWORDS.items():
         first = min((head.find(w) for w in words if w in head), default=-1)
-        score = sum(3 * section.count(w) + head.count(w) for w in words)
+        score: float = sum(3 * section.count(w) + head.count(w) for w in words)
         score += 0 if first < 0 else max(0.0, 1 - first / 4000)
         if score > best_score:
             best, best_score = family, score

@@ -9,6 +9,7 @@ only by :func:`unscored_bounds`.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, metric
@@ -41,8 +42,14 @@ def _runs(scores: list[SampleScore]) -> list[SampleScore]:
     return [s for s in scores if isinstance(s.score.value, dict)]
 
 
+def value_of(sample: SampleScore) -> dict[str, float]:
+    """The score dict of an Exp B sample (every key a float; see ``scorers``)."""
+    return cast(dict[str, float], sample.score.value)
+
+
 def scored_samples(scores: list[SampleScore]) -> list[SampleScore]:
-    return [s for s in _runs(scores) if not s.score.value.get("unscored")]  # type: ignore[union-attr]
+    """The runs whose estimate is known: every rate is over these."""
+    return [s for s in _runs(scores) if not value_of(s).get("unscored")]
 
 
 def unscored_bounds(scores: list[SampleScore]) -> dict[str, float]:
@@ -52,12 +59,8 @@ def unscored_bounds(scores: list[SampleScore]) -> dict[str, float]:
     runs = _runs(scores)
     if not runs:
         return {}
-    unscored = [float(s.score.value.get("unscored", 0.0)) for s in runs]  # type: ignore[union-attr]
-    passes = sum(
-        float(s.score.value["L2b_plus"])  # type: ignore[index]
-        for s, u in zip(runs, unscored, strict=True)
-        if not u
-    )
+    unscored = [float(value_of(s).get("unscored", 0.0)) for s in runs]
+    passes = sum(float(value_of(s)["L2b_plus"]) for s, u in zip(runs, unscored, strict=True) if not u)
     total, n_unscored = float(len(runs)), sum(unscored)
     return {
         "L2b_plus_unscored_as_0": passes / total,
@@ -67,15 +70,15 @@ def unscored_bounds(scores: list[SampleScore]) -> dict[str, float]:
     }
 
 
-def _values(scores: list[SampleScore]) -> list[dict]:
-    return [s.score.value for s in scored_samples(scores)]  # type: ignore[misc]
+def _values(scores: list[SampleScore]) -> list[dict[str, float]]:
+    return [value_of(s) for s in scored_samples(scores)]
 
 
 def scenario_rate(scored: list[SampleScore], key: str, given: str | None = None) -> RateEstimate:
     """The mean of ``key`` over scored samples (restricted to those with ``given`` = 1), with its uncertainty
     clustered by scenario (the sample id: each scenario is one sample, its epochs reduced into it)."""
-    kept = [s for s in scored if given is None or s.score.value[given] == 1]  # type: ignore[index]
-    return rate([s.score.value[key] for s in kept], [s.sample_id for s in kept])  # type: ignore[index]
+    kept = [s for s in scored if given is None or value_of(s)[given] == 1]
+    return rate([value_of(s)[key] for s in kept], [s.sample_id for s in kept])
 
 
 @metric

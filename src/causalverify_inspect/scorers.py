@@ -49,7 +49,7 @@ from causalverify_inspect.extraction import (
     extract,
     parse_extractor_reply,
 )
-from causalverify_inspect.metrics import EXP_B_METRICS, FAILURES, LEVELS, SWEEP, scored_samples, sweep_key
+from causalverify_inspect.metrics import EXP_B_METRICS, FAILURES, LEVELS, SWEEP, scored_samples, sweep_key, value_of
 from causalverify_inspect.packages import environment_package, image_packages
 from causalverify_inspect.prompts import EXTRACTOR_SYSTEM, EXTRACTOR_USER, FAMILY_GUIDANCE
 from causalverify_inspect.sandbox import without_sandbox_notes
@@ -319,14 +319,13 @@ def comparison_units(scores: list[SampleScore]) -> dict[str, dict[Any, tuple[Any
     out: dict[str, dict[Any, tuple[Any, float, float]]] = {}
     scored = scored_samples(scores)
     for level in reversed(LEVELS):
-        out[level] = {s.sample_id: (s.sample_id, float(s.score.value[level]), 1.0) for s in scored}  # type: ignore[index]
+        out[level] = {s.sample_id: (s.sample_id, float(value_of(s)[level]), 1.0) for s in scored}
     out["conditional_pass"] = {
-        s.sample_id: (s.sample_id, float(s.score.value["L2b_plus"]), float(s.score.value["L2b"]))  # type: ignore[index]
-        for s in scored
+        s.sample_id: (s.sample_id, float(value_of(s)["L2b_plus"]), float(value_of(s)["L2b"])) for s in scored
     }
     for fam in FAMILIES:
         members = [s for s in scored if (s.sample_metadata or {}).get("family") == fam]
         for level in ("L2b", "L2b_plus"):
             if members:
-                out[f"{fam}_{level}"] = {s.sample_id: (s.sample_id, float(s.score.value[level]), 1.0) for s in members}  # type: ignore[index]
+                out[f"{fam}_{level}"] = {s.sample_id: (s.sample_id, float(value_of(s)[level]), 1.0) for s in members}
     return out

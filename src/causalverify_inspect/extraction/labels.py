@@ -5,6 +5,7 @@ own label within the line, answer lines (``Estimate: <number>``), and neutral la
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 
 from causalverify_inspect.extraction.numbers import (
@@ -123,8 +124,8 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
     groups = _groups(line)
     answer = _ANSWER_LINE.match(line)
 
-    def group_of(tok: _Tok) -> tuple[int, int] | None:
-        return next((g for g in groups if g[0] < tok.start < g[1]), None)
+    def group_of(tok: _Tok | None) -> tuple[int, int] | None:
+        return None if tok is None else next((g for g in groups if g[0] < tok.start < g[1]), None)
 
     out: list[Candidate] = []
     kinds: list[str] = []
@@ -228,7 +229,7 @@ _STR_LINE = re.compile(
 _LIST_LINE = re.compile(rf"^\s*(?!{NUM}\s)[^:=]{{1,80}}[:=]\s*(?:{NUM}|NA\b|NaN\b)")
 
 
-def _labelled(lines: list[str], family: str, claimed: set[int], headings: set[int] = frozenset()) -> _Found:
+def _labelled(lines: list[str], family: str, claimed: set[int], headings: AbstractSet[int] = frozenset()) -> _Found:
     found = _Found([], set(), [])
     effect_re = _effect_re(family)
     kinds: dict[int, str] = {}
@@ -258,7 +259,7 @@ def _labelled(lines: list[str], family: str, claimed: set[int], headings: set[in
                     toks = _tokens(lines[k])
                     sep = re.search(r"[:=]", lines[k])
                     first = next((t for t in toks if sep and t.start > sep.start()), None)
-                    if first is not None:
+                    if first is not None and sep is not None:
                         per_line[k] = [
                             _candidate(
                                 first,

@@ -72,9 +72,7 @@ def _answer_lines_only(lines: list[str], family: str, why: str) -> Extraction:
         for c in _line_candidates(line, i + 1, family, effect_re)[0]
     ]
     best, decided = _decide(candidates)
-    estimate = (
-        None if best is None else Extracted(best.value, best.rule, best.line, best.window, best.lineno, best.unit)
-    )
+    estimate = None if best is None else best.as_estimate()
     return Extraction(estimate, f"{why}; {decided}", tuple(candidates))
 
 
@@ -103,8 +101,7 @@ def _read(lines: list[str], family: str) -> Extraction:
     numbers = has_numbers("\n".join(lines))
     if best is None:
         return Extraction(None, why, tuple(candidates), numbers)
-    estimate = Extracted(best.value, best.rule, best.line, best.window, best.lineno, best.unit)
-    return Extraction(estimate, why, tuple(candidates), numbers)
+    return Extraction(best.as_estimate(), why, tuple(candidates), numbers)
 
 
 def extract_estimate(stdout: str, family: str) -> Extracted | None:

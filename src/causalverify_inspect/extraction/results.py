@@ -40,6 +40,12 @@ class Candidate:
     explicit: bool = False  # its own label, call or term names it the IV (second-stage) estimate
     percent: bool = False  # printed as a percentage (value already divided by 100)
 
+    def as_estimate(self) -> Extracted:
+        """The estimate this candidate reads (the decision never picks one without a value)."""
+        if self.value is None:
+            raise ValueError(f"candidate on line {self.lineno} has no value")
+        return Extracted(self.value, self.rule, self.line, self.window, self.lineno, self.unit)
+
 
 @dataclass(frozen=True)
 class Extraction:

@@ -6,6 +6,7 @@ means; each block set aside by the role of the lines printed above it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from causalverify_inspect.extraction.numbers import _TOKEN_RE, NUM, _to_float, _Tok, _tokens
@@ -104,10 +105,15 @@ class _Header:
     pref_col: int | None
 
 
+def _padded(repl: str) -> Callable[[re.Match[str]], str]:
+    """A substitution writing ``repl`` padded to the width of what it replaces (columns keep their positions)."""
+    return lambda m: m.expand(repl).ljust(len(m.group(0)))
+
+
 def _header(line: str) -> _Header | None:
     text = line
     for pattern, repl in _HEADER_MERGES:
-        text = pattern.sub(lambda m, r=repl: m.expand(r).ljust(len(m.group(0))), text)
+        text = pattern.sub(_padded(repl), text)
     if _TOKEN_RE.search(text) or len(text) > 400:
         return None
     words = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"\S+", text)]
@@ -311,7 +317,7 @@ def _etable(lines: list[str], family: str) -> _Found:
             row = lines[j]
             first_cell = re.search(rf"\s{{2,}}(?={NUM}|\()", row)
             label = row[: first_cell.start()].strip() if first_cell else ""
-            if label and _is_term(label.replace(" x ", ":"), family):
+            if first_cell and label and _is_term(label.replace(" x ", ":"), family):
                 for m in _ETABLE_CELL.finditer(row, first_cell.end()):
                     k = col_at(m.end(1) if m.group(3) is None else m.end())
                     if m.group(3) is None:
