@@ -150,8 +150,9 @@ def environment_package(stderr: str, missing: list[str], code: str = "", referen
     set count (a package the profile lacks by design fails as it failed upstream). The program's stderr ties the
     failure to one of them: R's load error naming it, a failed ``install.packages`` call (no network in the
     sandbox; the package named in R's message, else the first the code names), or "could not find function f"
-    for an f that the package exports. Failing that, a package whose load the code tests (``if
-    (requireNamespace("fixest")) ... else ...``) names the failure of the fallback branch it took. A load error
+    for an f that the package exports. When R names no package at all, a package whose load the code tests
+    (``if (requireNamespace("fixest")) ... else ...``) names the failure of the fallback branch it took; a load
+    error naming a package outside the reference set (rdd under ``upstream``) is the code's own failure. A load error
     the program printed for a package the sandbox has, or a missing function of no missing package, names nothing.
     """
     candidates = _in_code_order(image_packages(missing, reference), code)
@@ -163,7 +164,7 @@ def environment_package(stderr: str, missing: list[str], code: str = "", referen
     named.update(_INSTALL_NAMED.findall(stderr or ""))
     if not named & set(candidates) and _INSTALL_FAILED.search(stderr or ""):  # install.packages(a_variable)
         named.update(candidates[:1])
-    if not named & set(candidates):
+    if not named:  # R named no package: the branch the code took after testing for one
         masked, strings = mask_comments_and_strings(code)
         tested = _call_arguments(",".join(_CONDITIONAL_LOAD.findall(masked)), re.compile(r"(.+)"), strings)
         named.update(p for p in candidates if p in tested)

@@ -144,3 +144,10 @@ def test_a_package_the_profile_lacks_by_design_is_an_ordinary_failure():
 )
 def test_loop_variables_are_not_packages(code):
     assert loaded_packages(code) == ["fixest"] + (["rdrobust"] if "rdrobust" in code else [])
+
+
+def test_a_load_error_outside_the_reference_set_is_not_blamed_on_another_missing_package():
+    code = 'if (!require(rdrobust)) stop("no rdrobust")\nlibrary(rdd)\n'
+    stderr = "Error in library(rdd) : there is no package called \u2018rdd\u2019\n"
+    assert environment_package(stderr, ["rdd", "rdrobust"], code, "upstream") is None  # rdd: absent by design
+    assert environment_package(stderr, ["rdd", "rdrobust"], code, "full") == "rdd"
