@@ -1,14 +1,16 @@
 """Re-score upstream's cached Exp B responses in the confined sandbox and compare with the published score CSV.
 
     .venv/bin/python benchmarks/causalverify_replay_agreement.py --models moonshot-v1-128k claude-opus-4-6 \
-        [--ids s01,s02,...] [--es-windows cumulative] [--log-dir /tmp/cv-replay]
+        [--ids s01,s02,...] [--es-windows cumulative] [--profile upstream] [--log-dir /tmp/cv-replay] [--logs DIR]
 
 With --published-extractor, samples whose estimate the deterministic rules cannot find go to an `extractor` role
 that answers with upstream's published judge value for that cell (so no cell stays unscored); without it they are
 unscored. Prints, per model and level (L1, L2a, L2b, L2b+ = upstream's L2b_plus_v2), the agreement of our 0/1 with the
 published one: over all cells, and over the cells whose local run did not fail for an `environment` reason (an R
 package the Docker image has but this machine lacks, e.g. fixest, rdrobust). Unscored cells (no deterministic
-estimate and no extractor role bound) are counted separately. Needs ../shared beside the checkout, Rscript, bwrap.
+estimate and no extractor role bound) are counted separately, with the bounds of L2b+ over them; last, a markdown
+table of the rates per model and level, ours beside the published (the README's evaluation report). ``--logs DIR``
+reads the replay logs in DIR instead of running. Needs ../shared beside the checkout, Rscript, bwrap.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ import time
 from pathlib import Path
 
 from inspect_ai import eval
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
+from causal_suite.scores import is_unscored
 from causalverify_inspect.dataset import cached_response_path, read_cached_response
 from causalverify_inspect.extraction import extract_r_code
 from causalverify_inspect.task import exp_b
@@ -60,13 +64,14 @@ def published_extractor(slug: str, published: dict[tuple[str, str], dict]):
 
 
 def replay(
-    slug: str, ids: str | None, es_windows: str, log_dir: str, extractor=None
+    slug: str, ids: str | None, es_windows: str, log_dir: str, extractor=None, profile: str = "full"
 ) -> list[tuple[str, dict | None, dict]]:
     log = eval(
         exp_b(
             scenarios=str(SHARED),
             ids=ids,
             sandbox="confined",
+            profile=profile,
             responses=str(OUTPUTS),
             responses_model=slug,
             es_windows=es_windows,
@@ -79,12 +84,87 @@ def replay(
     )[0]
     if log.status != "success":
         raise SystemExit(f"eval failed: {log.error}")
+    return cells_of(log)
+
+
+def cells_of(log) -> list[tuple[str, dict | None, dict]]:
+    """(scenario id, score dict or None when unscored, score metadata) of every sample of a replay log."""
     out = []
     for sample in log.samples:
         score = next(iter(sample.scores.values()))
-        value = score.value if isinstance(score.value, dict) else None
+        value = None if is_unscored(score.value) else score.value
         out.append((str(sample.id), value, score.metadata or {}))
     return out
+
+
+def logged_cells(log_dir: str) -> dict[str, list[tuple[str, dict | None, dict]]]:
+    """The cells of the newest replay log of each model in ``log_dir`` (for ``--logs``: no run)."""
+    by_model = {}
+    for path in sorted(Path(log_dir).glob("*.eval")):
+        log = read_eval_log(str(path))
+        by_model[log.eval.task_args.get("responses_model")] = cells_of(log)
+    return by_model
+
+
+def print_agreement(slug: str, cells: list, published: dict, seconds: float, disagreements: bool) -> None:
+    """Agreement of our 0/1 with the published one per level, over all scored and non-environment cells."""
+    scored = [(sid, v, m) for sid, v, m in cells if v is not None]
+    non_env = [(sid, v, m) for sid, v, m in scored if v["environment"] == 0]
+    by_extractor = sum(m.get("source") == "extractor" for _, _, m in scored)
+    print(
+        f"\n{slug}: {len(cells)} cells in {seconds:.0f} s; unscored {len(cells) - len(scored)}; "
+        f"environment failures {len(scored) - len(non_env)}; estimate from the extractor in {by_extractor}"
+    )
+    passes, n_unscored = sum(v["L2b_plus"] for _, v, _ in scored), len(cells) - len(scored)
+    published_passes = sum(int(published[(sid, slug)]["L2b_plus_v2"]) for sid, _, _ in cells)
+    unscored_published = sum(int(published[(sid, slug)]["L2b_plus_v2"]) for sid, v, _ in cells if v is None)
+    print(
+        f"  L2b+ {passes / max(1, len(scored)):.3f} over {len(scored)} scored; bounds (unscored as 0 / as 1) "
+        f"{passes / len(cells):.3f} / {(passes + n_unscored) / len(cells):.3f}; unscored share "
+        f"{n_unscored / len(cells):.3f} ({unscored_published} of them pass on the published side); "
+        f"published {published_passes / len(cells):.3f} over {len(cells)}"
+    )
+    for subset_name, subset in (("all scored", scored), ("non-environment", non_env)):
+        parts = []
+        for ours, theirs in LEVELS.items():
+            agree = sum(int(v[ours]) == int(published[(sid, slug)][theirs]) for sid, v, _ in subset)
+            parts.append(f"{ours} {agree}/{len(subset)}")
+        ours_rate = sum(v["L2b_plus"] for _, v, _ in subset)
+        theirs_rate = sum(int(published[(sid, slug)]["L2b_plus_v2"]) for sid, _, _ in subset)
+        print(f"  {subset_name:16s} " + "  ".join(parts) + f"   L2b+ ours {ours_rate:.0f} vs published {theirs_rate}")
+    if disagreements:
+        print_disagreements(slug, non_env, published)
+    for sid, v, m in cells:
+        if v is None:
+            print(f"   unscored {sid}: {m.get('stderr_tail', '')[-80:]!r}")
+
+
+def print_disagreements(slug: str, non_env: list, published: dict) -> None:
+    for sid, v, m in non_env:
+        row = published[(sid, slug)]
+        if int(v["L2b"]) != int(row["L2b"]) or int(v["L2b_plus"]) != int(row["L2b_plus_v2"]):
+            print(
+                f"   {sid} ours L2b={v['L2b']:.0f} L2b+={v['L2b_plus']:.0f} est={m.get('estimate')} "
+                f"({m.get('source')}) | published L2b={row['L2b']} L2b+={row['L2b_plus_v2']} "
+                f"judge={row['judge_effect']} err={row['err_excerpt'][:80]!r} "
+                f"ours_err={m.get('stderr_tail', '')[-120:]!r}"
+            )
+
+
+def table_rows(slug: str, cells: list, published: dict) -> list[str]:
+    """Markdown rows: per level, our rate and the published one over the cells we scored, and over those whose
+    local run did not fail for an `environment` reason; n beside each."""
+    scored = [(sid, v) for sid, v, _ in cells if v is not None]
+    non_env = [(sid, v) for sid, v in scored if v["environment"] == 0]
+    rows = []
+    for ours, theirs in LEVELS.items():
+        cols = []
+        for subset in (scored, non_env):
+            mine = sum(v[ours] for _, v in subset) / max(1, len(subset))
+            pub = sum(int(published[(sid, slug)][theirs]) for sid, _ in subset) / max(1, len(subset))
+            cols.append(f"{mine:.2f} | {pub:.2f} | {len(subset)}")
+        rows.append(f"| {slug} | {ours} | " + " | ".join(cols) + " |")
+    return rows
 
 
 def main() -> None:
@@ -93,45 +173,26 @@ def main() -> None:
     parser.add_argument("--ids", default=None)
     parser.add_argument("--es-windows", default="cumulative", choices=["strict", "cumulative"])
     parser.add_argument("--log-dir", default="/tmp/cv-replay")
+    parser.add_argument("--logs", default=None, help="read the replay logs in this folder instead of running")
     parser.add_argument("--show-disagreements", action="store_true")
     parser.add_argument("--published-extractor", action="store_true")
+    parser.add_argument("--profile", default="full", choices=["full", "upstream"], help="the reference package set")
     args = parser.parse_args()
     published = published_rows()
+    logged = logged_cells(args.logs) if args.logs else {}
+    table = []
     for slug in args.models:
         started = time.monotonic()
-        extractor = published_extractor(slug, published) if args.published_extractor else None
-        cells = replay(slug, args.ids, args.es_windows, args.log_dir, extractor)
-        seconds = time.monotonic() - started
-        scored = [(sid, v, m) for sid, v, m in cells if v is not None]
-        non_env = [(sid, v, m) for sid, v, m in scored if v["environment"] == 0]
-        by_extractor = sum(m.get("source") == "extractor" for _, _, m in scored)
-        print(
-            f"\n{slug}: {len(cells)} cells in {seconds:.0f} s; unscored {len(cells) - len(scored)}; "
-            f"environment failures {len(scored) - len(non_env)}; estimate from the extractor in {by_extractor}"
-        )
-        for subset_name, subset in (("all scored", scored), ("non-environment", non_env)):
-            parts = []
-            for ours, theirs in LEVELS.items():
-                agree = sum(int(v[ours]) == int(published[(sid, slug)][theirs]) for sid, v, _ in subset)
-                parts.append(f"{ours} {agree}/{len(subset)}")
-            ours_rate = sum(v["L2b_plus"] for _, v, _ in subset)
-            theirs_rate = sum(int(published[(sid, slug)]["L2b_plus_v2"]) for sid, _, _ in subset)
-            print(
-                f"  {subset_name:16s} " + "  ".join(parts) + f"   L2b+ ours {ours_rate:.0f} vs published {theirs_rate}"
-            )
-        if args.show_disagreements:
-            for sid, v, m in non_env:
-                row = published[(sid, slug)]
-                if int(v["L2b"]) != int(row["L2b"]) or int(v["L2b_plus"]) != int(row["L2b_plus_v2"]):
-                    print(
-                        f"   {sid} ours L2b={v['L2b']:.0f} L2b+={v['L2b_plus']:.0f} est={m.get('estimate')} "
-                        f"({m.get('source')}) | published L2b={row['L2b']} L2b+={row['L2b_plus_v2']} "
-                        f"judge={row['judge_effect']} err={row['err_excerpt'][:80]!r} "
-                        f"ours_err={m.get('stderr_tail', '')[-120:]!r}"
-                    )
-        for sid, v, m in cells:
-            if v is None:
-                print(f"   unscored {sid}: {m.get('stderr_tail', '')[-80:]!r}")
+        if args.logs:
+            cells = logged[slug]
+        else:
+            extractor = published_extractor(slug, published) if args.published_extractor else None
+            cells = replay(slug, args.ids, args.es_windows, args.log_dir, extractor, args.profile)
+        print_agreement(slug, cells, published, time.monotonic() - started, args.show_disagreements)
+        table += table_rows(slug, cells, published)
+    print("\n| model | level | ours (scored) | published | n | ours (non-environment) | published | n |")
+    print("|---|---|---|---|---|---|---|---|")
+    print("\n".join(table))
 
 
 if __name__ == "__main__":

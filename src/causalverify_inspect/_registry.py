@@ -3,9 +3,10 @@ contributes to the suite's commands (``SUITE_BENCHMARK``, read by ``causal_suite
 
 from causal_suite.inspect_compat import register_bare_scorers
 from causal_suite.registration import Benchmark, DemoRun, LogKind
+from causalverify_inspect.exp_a_scorer import exp_a_scorer
 from causalverify_inspect.figures import exp_b_figures
 from causalverify_inspect.sandbox import ConfinedSandboxEnvironment  # noqa: F401
-from causalverify_inspect.scorers import comparison_units, exp_a_scorer, exp_b_scorer
+from causalverify_inspect.scorers import comparison_units, exp_b_scorer
 from causalverify_inspect.task import exp_a, exp_b
 
 SCORERS = (
@@ -26,7 +27,15 @@ SUITE_BENCHMARK = Benchmark(
             roles=("extractor",),
             small={"subset": 4},  # one scenario of each method family
             max_tokens=256,
-            headline=("L2b_plus", "L2b", "L2a", "L1", "conditional_pass"),
+            headline=(
+                "L2b_plus",
+                "L2b_plus_unscored_as_0",
+                "L2b_plus_unscored_as_1",
+                "unscored_share",
+                "L2b",
+                "L2a",
+                "L1",
+            ),
             requires=("Rscript", "bwrap", "prlimit"),
         ),
     ),

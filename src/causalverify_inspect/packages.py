@@ -11,9 +11,16 @@ from __future__ import annotations
 import re
 
 from causalverify_inspect.sandbox import DOCKER_R_PACKAGES
+from causalverify_inspect.sandbox.docker import reference_packages
 
 _NAME = r"[A-Za-z][\w.]*"
-_CALL_ARGS = re.compile(r"\b(?:library|require|requireNamespace|loadNamespace|p_load|install\.packages)\s*\(([^)]*)\)")
+_CALL_ARGS = re.compile(r"\b(?:library|require|p_load)\s*\(([^)]*)\)")
+_STRING_CALL_ARGS = re.compile(r"\b(?:requireNamespace|loadNamespace|install\.packages)\s*\(([^)]*)\)")
+"""Calls that take package names as strings: a bare name there is a variable (``install.packages(p)``)."""
+_CONDITIONAL_LOAD = re.compile(
+    r"(?:\bif\s*\(|!|<-|=|&&|\|\|)\s*(?:suppress\w+\(\s*)*(?:requireNamespace|require)\s*\(\s*([^),]+)"
+)
+"""A load whose result the code tests: it has a fallback branch for the package's absence."""
 _NAMESPACE = re.compile(rf"\b({_NAME}):::?(?=[\w.`])")
 
 _LOAD_ERROR = re.compile(
@@ -22,7 +29,10 @@ _LOAD_ERROR = re.compile(
     r"could not find function\s*[“\"'`]([^”\"'`]+)"
 )
 _INSTALL_CALL = re.compile(r"\binstall\.packages\s*\(([^)]*)\)?")
-_INSTALL_FAILED = re.compile(r"unable to install packages|trying to use CRAN without setting a mirror")
+_INSTALL_NAMED = re.compile(rf"installation of package\s*[‘'\"`]({_NAME})[’'\"`]?\s*had non-zero exit status")
+_INSTALL_FAILED = re.compile(
+    r"unable to install packages|trying to use CRAN without setting a mirror|^Calls: install\.packages\b", re.M
+)
 KNOWN_EXPORTS = {
     "fixest": ("feols", "feglm", "fepois", "etable", "sunab", "iplot", "coefplot", "fixef", "i"),
     "rdrobust": ("rdrobust", "rdplot", "rdbwselect"),
@@ -55,7 +65,8 @@ def loaded_packages(code: str) -> list[str]:
     (``pkgs <- c("fixest", ...)`` later loaded with ``character.only = TRUE``). Comments are not read, nor calls
     or names inside strings (``# library(fixest)``, ``cat("library(fixest)")``)."""
     masked, strings = mask_comments_and_strings(code)
-    names = _call_arguments(masked, _CALL_ARGS, strings)
+    names = _call_arguments(_character_only_blanked(masked), _CALL_ARGS, strings)
+    names |= _call_arguments(masked, _STRING_CALL_ARGS, strings, quoted_only=True)
     names.update(n for n in _NAMESPACE.findall(masked) if n not in ("base", "stats", "utils", "methods", "pacman"))
     names.update(s for s in strings if s in DOCKER_R_PACKAGES)
     return sorted(names)
@@ -86,9 +97,16 @@ def mask_comments_and_strings(code: str) -> tuple[str, list[str]]:
     return "".join(out), strings
 
 
-def _call_arguments(text: str, calls: re.Pattern, strings: list[str] | None = None) -> set[str]:
-    """Package names passed to the ``calls`` in ``text``: bare or quoted, alone or in a ``c(...)`` list;
-    ``strings``: the literals that ``"<n>"`` placeholders in ``text`` stand for."""
+def _character_only_blanked(masked: str) -> str:
+    """``masked`` with the arguments of ``library(x, character.only = TRUE)`` calls dropped: ``x`` is a variable."""
+    return re.sub(r"\b(library|require)\s*\(([^)]*character\.only\s*=\s*(?:TRUE|T)\b[^)]*)\)", r"\1()", masked)
+
+
+def _call_arguments(
+    text: str, calls: re.Pattern, strings: list[str] | None = None, quoted_only: bool = False
+) -> set[str]:
+    """Package names passed to the ``calls`` in ``text``: bare or quoted (only quoted with ``quoted_only``), alone
+    or in a ``c(...)`` list; ``strings``: the literals that ``"<n>"`` placeholders in ``text`` stand for."""
     names: set[str] = set()
     for args in calls.findall(text):
         for part in re.split(r"[,()]", args):
@@ -96,6 +114,8 @@ def _call_arguments(text: str, calls: re.Pattern, strings: list[str] | None = No
             if not part or "=" in part or part == "c":  # empty, named options (quietly = TRUE), c( of a list
                 continue
             placeholder = re.fullmatch(r'"(\d+)"', part) if strings is not None else None
+            if quoted_only and not placeholder and not re.fullmatch(r"[\"'].*[\"']", part):
+                continue  # a variable holding the names, not a package
             name = strings[int(placeholder.group(1))] if placeholder and strings is not None else part.strip("\"'` ")
             if re.fullmatch(_NAME, name) and name not in ("TRUE", "FALSE", "T", "F"):
                 names.add(name)
@@ -107,25 +127,45 @@ def missing_query(packages: list[str]) -> str:
     return f"cat(setdiff(c({', '.join(repr(p) for p in packages)}), rownames(installed.packages())), sep = '\\n')"
 
 
-def image_packages(packages: list[str]) -> list[str]:
-    """Those of ``packages`` that the reference environment (the Docker image) has."""
-    return [p for p in packages if p in DOCKER_R_PACKAGES]
+def image_packages(packages: list[str], reference: str = "full") -> list[str]:
+    """Those of ``packages`` in ``reference``'s set (the packages the environment of that profile should have)."""
+    wanted = reference_packages(reference)
+    return [p for p in packages if p in wanted]
 
 
-def environment_package(stderr: str, missing: list[str]) -> str | None:
-    """The image's package whose absence made this run fail, or None (then the failure is the code's own).
+def _in_code_order(packages: list[str], code: str) -> list[str]:
+    """``packages`` ordered by where the code first names them (a loop installs them in that order)."""
 
-    ``missing``: packages the code loads that the sandbox's own check found absent. The program's stderr only
-    ties the failure to one of them: R's load error naming it, a failed ``install.packages`` call (no network in
-    the sandbox), or "could not find function f" for an f that the package exports. A load error the program
-    printed for a package the sandbox has, or a missing function of no missing package, names nothing.
+    def first(name: str) -> int:
+        found = re.search(rf"(?<![\w.]){re.escape(name)}(?![\w.])", code)
+        return found.start() if found else len(code)
+
+    return sorted(packages, key=first)
+
+
+def environment_package(stderr: str, missing: list[str], code: str = "", reference: str = "full") -> str | None:
+    """The reference package whose absence made this run fail, or None (then the failure is the code's own).
+
+    ``missing``: packages the code loads that the sandbox's own check found absent; only those in ``reference``'s
+    set count (a package the profile lacks by design fails as it failed upstream). The program's stderr ties the
+    failure to one of them: R's load error naming it, a failed ``install.packages`` call (no network in the
+    sandbox; the package named in R's message, else the first the code names), or "could not find function f"
+    for an f that the package exports. When R names no package at all, a package whose load the code tests
+    (``if (requireNamespace("fixest")) ... else ...``) names the failure of the fallback branch it took; a load
+    error naming a package outside the reference set (rdd under ``upstream``) is the code's own failure. A load error
+    the program printed for a package the sandbox has, or a missing function of no missing package, names nothing.
     """
-    candidates = image_packages(missing)
+    candidates = _in_code_order(image_packages(missing, reference), code)
     named: set[str] = set()
     for package, not_available, function in _LOAD_ERROR.findall(stderr or ""):
         named.update({package, not_available} - {""})
         named.update(p for p in candidates if function in KNOWN_EXPORTS.get(p, ()))
     named.update(_call_arguments(stderr or "", _INSTALL_CALL))  # R's error names the failed call
-    if _INSTALL_FAILED.search(stderr or ""):  # install.packages(some_variable): no network in the sandbox
-        named.update(candidates)
+    named.update(_INSTALL_NAMED.findall(stderr or ""))
+    if not named & set(candidates) and _INSTALL_FAILED.search(stderr or ""):  # install.packages(a_variable)
+        named.update(candidates[:1])
+    if not named:  # R named no package: the branch the code took after testing for one
+        masked, strings = mask_comments_and_strings(code)
+        tested = _call_arguments(",".join(_CONDITIONAL_LOAD.findall(masked)), re.compile(r"(.+)"), strings)
+        named.update(p for p in candidates if p in tested)
     return next((p for p in candidates if p in named), None)

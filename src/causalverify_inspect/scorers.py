@@ -1,4 +1,4 @@
-"""Exp B and Exp A scorers and metrics (paper §4, App. C.2, C.5; calibration arm §5, App. E-F; Exp A §3-4).
+"""The Exp B scorer (paper §4, App. C.2, C.5; calibration arm §5, App. E-F); its metrics are in ``metrics``.
 
 Per sample (Score value keys, all 0/1 unless noted):
 
@@ -29,27 +29,19 @@ is clear (:func:`decide_without_extractor`): when every candidate is on the same
 is scored so, and answer lines that disagree, or an output too long to read with no answer line, are a
 ``no_estimate`` failure; only what stays unclear is unscored. The abstention (reason, candidates, the rule that
 decided) is recorded under ``abstention`` in the score metadata.
-
-Exp A is scored by keywords, no LLM: the design named in the identification section (hits there weigh 3, hits in the
-first 4000 characters 1, earlier first mention breaks ties) against the method label (L3), and the sign words of the
-expected-results section against the direction label (L4). A key whose label is missing is NaN (unscoreable); a
-sample with neither label is unscored.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-import re
 import weakref
 from typing import Any
 
-import numpy as np
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, ModelOutput, get_model
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import SampleScore, Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from causal_suite.uncertainty import RateEstimate, rate
 from causalverify_inspect.extraction import (
     Extracted,
     Extraction,
@@ -57,35 +49,19 @@ from causalverify_inspect.extraction import (
     extract,
     parse_extractor_reply,
 )
+from causalverify_inspect.metrics import EXP_B_METRICS, FAILURES, LEVELS, SWEEP, scored_samples, sweep_key, value_of
 from causalverify_inspect.packages import environment_package, image_packages
 from causalverify_inspect.prompts import EXTRACTOR_SYSTEM, EXTRACTOR_USER, FAMILY_GUIDANCE
 from causalverify_inspect.sandbox import without_sandbox_notes
 from causalverify_inspect.scenarios import FAMILIES
 from causalverify_inspect.scenarios.estimators import iv_stage_estimates
-from causalverify_inspect.solvers import CONFIDENCE_FIELDS, CONFIDENCE_KEY, RUN_KEY
+from causalverify_inspect.store import CONFIDENCE_FIELDS, CONFIDENCE_KEY, RUN_KEY
 
-SWEEP = (0.10, 0.25, 0.50, 0.75, 1.00)
-FAILURES = (
-    "no_code",
-    "execution_failure",
-    "environment",
-    "no_estimate",
-    "wrong_coefficient",
-    "window_scale",
-    "iv_stage",
-    "rdd_cutoff_sign",
-    "other",
-)
 ES_MAX_WINDOW = 11
 MIN_CANONICAL = 1e-9
 SCALE_MATCH = 0.10
 """Relative closeness at which a miss counts as a window/scale mismatch (k days of a per-day effect, or percent)."""
-LEVELS = ("L1", "L2a", "L2b", "L2b_plus")
 EXTRACTOR_STDOUT_CHARS = 6000
-
-
-def sweep_key(tol: float) -> str:
-    return f"tol_{round(tol * 100)}"
 
 
 def extractor_excerpt(stdout: str, chars: int = EXTRACTOR_STDOUT_CHARS) -> str:
@@ -149,7 +125,18 @@ def _value(
     value["environment_degraded"] = float(degraded)
     for name in FAILURES:
         value[f"fail_{name}"] = float(failure == name)
+    value["unscored"] = 0.0
     return value
+
+
+def _unresolved(
+    levels: dict[str, int], environment: int, degraded: int, reason: str, explanation: str, metadata: dict
+) -> Score:
+    """A run whose estimate stays unknown (the reader abstained, no extractor decided): L1..L2b as it ran, L2b+ and
+    the sweep NaN, ``unscored`` 1, the reason recorded. It is out of every rate but counted in the bounds."""
+    value = _value(levels, None, None, environment, degraded)
+    value |= {"L2b_plus": math.nan, **{sweep_key(t): math.nan for t in SWEEP}, "unscored": 1.0}
+    return Score(value=value, reason=reason, explanation=explanation, metadata=metadata)
 
 
 _EXTRACTOR_CALLS: weakref.WeakKeyDictionary[Model, dict[str, asyncio.Future[ModelOutput]]] = weakref.WeakKeyDictionary()
@@ -225,15 +212,18 @@ def _confidence_values(state: TaskState) -> tuple[dict[str, float], str | None]:
     return {f"conf_{k}": float(values[k]) for k in CONFIDENCE_FIELDS}, None
 
 
-@scorer(metrics=[])
-def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration: bool = False) -> Scorer:
-    """L1, L2a, L2b, L2b+ (at ``tolerance``), the sweep and the failure category of one Exp B sample (see module)."""
+@scorer(metrics=EXP_B_METRICS)
+def exp_b_scorer(
+    tolerance: float = 0.5, es_windows: str = "strict", calibration: bool = False, reference: str = "full"
+) -> Scorer:
+    """L1, L2a, L2b, L2b+ (at ``tolerance``), the sweep and the failure category of one Exp B sample (see module);
+    ``reference``: the profile whose package set the environment should have (``full`` or ``upstream``)."""
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
         run: dict[str, Any] = state.store.get(RUN_KEY, {}) or {}
         family, canonical = meta["family"], meta.get("canonical")
-        image_missing = image_packages(run.get("missing_packages") or [])
+        image_missing = image_packages(run.get("missing_packages") or [], reference)
         base_meta = {
             "canonical": canonical,
             "family": family,
@@ -255,11 +245,12 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
         if not levels["L2a"]:
             failure, explanation = "no_code", "no R code block in the response"
         elif not levels["L2b"]:
-            package = environment_package(run.get("stderr", ""), run.get("missing_packages") or [])
+            missing = run.get("missing_packages") or []
+            package = environment_package(run.get("stderr", ""), missing, run.get("code") or "", reference)
             environment = int(package is not None and not run.get("timed_out"))
             failure = "environment" if environment else "execution_failure"
             explanation = (
-                f"R package '{package}' (in the Docker image) is missing from this sandbox"
+                f"R package '{package}' (in the {reference} reference set) is missing from this sandbox"
                 if environment
                 else "timed out"
                 if run.get("timed_out")
@@ -275,7 +266,7 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
                     effect, rationale = await _ask_extractor(family, run["code"], stdout, extraction, base_meta)
                     estimate = None if effect is None else Extracted(effect, "extractor", rationale)
                 except ExtractorReplyError as exc:
-                    return Score.unscored(reason="grader_failed", explanation=str(exc), metadata=base_meta)
+                    return _unresolved(levels, 0, int(bool(image_missing)), "grader_failed", str(exc), base_meta)
                 except NoExtractorError as exc:
                     decided = decide_without_extractor(extraction, canonical, family, es_windows, tolerance)
                     base_meta["abstention"] = {
@@ -284,12 +275,9 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
                         "decided_by": None if decided is None else decided[1],
                     }
                     if decided is None:
-                        return Score.unscored(
-                            reason="extraction_unresolved",
-                            explanation=f"the deterministic reader abstained ({extraction.reason}) "
-                            f"and no extractor role is bound ({exc})",
-                            metadata=base_meta,
-                        )
+                        why = f"the deterministic reader abstained ({extraction.reason}) and no extractor role is bound"
+                        why += f" ({exc})"
+                        return _unresolved(levels, 0, int(bool(image_missing)), "extraction_unresolved", why, base_meta)
                     estimate, decided_why = decided
             if estimate is None:
                 failure, explanation = "no_estimate", "the run printed no treatment-effect estimate"
@@ -327,260 +315,19 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
     return score
 
 
-# ------------------------------------------------------------------------------------------------------- metrics
-def _scored(scores: list[SampleScore]) -> list[SampleScore]:
-    return [s for s in scores if isinstance(s.score.value, dict)]
-
-
-def _values(scores: list[SampleScore]) -> list[dict]:
-    return [s.score.value for s in _scored(scores)]  # type: ignore[misc]
-
-
-def scenario_rate(scored: list[SampleScore], key: str, given: str | None = None) -> RateEstimate:
-    """The mean of ``key`` over scored samples (restricted to those with ``given`` = 1), with its uncertainty
-    clustered by scenario (the sample id: each scenario is one sample, its epochs reduced into it)."""
-    kept = [s for s in scored if given is None or s.score.value[given] == 1]  # type: ignore[index, call-overload]
-    return rate([s.score.value[key] for s in kept], [s.sample_id for s in kept])  # type: ignore[index, call-overload, misc]
-
-
-@metric
-def conditional_pass() -> Metric:
-    """P(L2b+ | L2b): among runs that executed, the share whose estimate matched (App. C.2), with its uncertainty
-    (``_se``, ``_low``, ``_high``, ``_n`` runs that executed, ``_clusters`` their scenarios)."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return scenario_rate(_scored(scores), "L2b_plus", given="L2b").metrics("conditional_pass")
-
-    return compute
-
-
-@metric
-def by_family() -> Metric:
-    """L2b and L2b+ rates per design family (paper §5, App. C.6), each with its uncertainty beside it."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        out: dict[str, float] = {}
-        for fam in FAMILIES:
-            members = [s for s in _scored(scores) if (s.sample_metadata or {}).get("family") == fam]
-            if members:
-                out |= scenario_rate(members, "L2b").metrics(f"{fam}_L2b")
-                out |= scenario_rate(members, "L2b_plus").metrics(f"{fam}_L2b_plus")
-        return out
-
-    return compute
-
-
-@metric
-def failure_taxonomy() -> Metric:
-    """Share of samples in each failure category (App. C.2); categories sum with the L2b+ passes to 1."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        vals = _values(scores)
-        return {name: float(np.mean([v[f"fail_{name}"] for v in vals])) if vals else float("nan") for name in FAILURES}
-
-    return compute
-
-
-def calibration_summary(confidence: list[float], correct: list[float], bins: int = 10) -> dict[str, float]:
-    """Confidence gap, ECE (equal-width bins, 1.0 in the last bin), Brier score and reliability-diagram bins."""
-    conf, acc = np.asarray(confidence, float), np.asarray(correct, float)
-    out: dict[str, float] = {"n_rated": float(len(conf))}
-    if len(conf) == 0:
-        return out
-    right, wrong = conf[acc == 1], conf[acc == 0]
-    out["confidence_gap"] = float(right.mean() - wrong.mean()) if len(right) and len(wrong) else float("nan")
-    out["brier"] = float(np.mean((conf - acc) ** 2))
-    index = np.minimum((conf * bins).astype(int), bins - 1)
-    ece = 0.0
-    for b in range(bins):
-        members = index == b
-        if members.any():
-            ece += members.mean() * abs(conf[members].mean() - acc[members].mean())
-            out[f"bin{b}_conf"] = float(conf[members].mean())
-            out[f"bin{b}_acc"] = float(acc[members].mean())
-            out[f"bin{b}_n"] = float(members.sum())
-    out["ece"] = float(ece)
-    return out
-
-
-@metric
-def calibration() -> Metric:
-    """Calibration arm (paper §5): the ``estimate`` confidence against L2b+; also ECE of the other two scales."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        vals = _values(scores)
-        rated = [v for v in vals if not math.isnan(v["conf_estimate"])]
-        out = calibration_summary([v["conf_estimate"] for v in rated], [v["L2b_plus"] for v in rated])
-        for field in ("method", "specification"):
-            ok = [v for v in vals if not math.isnan(v[f"conf_{field}"])]
-            out[f"ece_{field}"] = calibration_summary(
-                [v[f"conf_{field}"] for v in ok], [v["L2b_plus"] for v in ok]
-            ).get("ece", float("nan"))
-        out["n_unparsed"] = float(len(vals) - len(rated))
-        return out
-
-    return compute
-
-
-@metric
-def rates() -> Metric:
-    """The headline rates, L2b+ first (the viewer's log list shows the first metric): L2b+, L2b, L2a, L1 (each with
-    its uncertainty clustered by scenario: ``_se``, ``_low``, ``_high``, ``_n``, ``_clusters``), the tolerance
-    sweep, and the environment shares (failed for a missing image package; passed without one)."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        scored, vals = _scored(scores), _values(scores)
-        out: dict[str, float] = {}
-        for level in reversed(LEVELS):
-            out |= scenario_rate(scored, level).metrics(level)
-        keys = [*(sweep_key(t) for t in SWEEP), "environment", "environment_degraded"]
-        return out | {k: float(np.mean([v[k] for v in vals])) if vals else float("nan") for k in keys}
-
-    return compute
-
-
 def comparison_units(scores: list[SampleScore]) -> dict[str, dict[Any, tuple[Any, float, float]]]:
     """What ``causal-suite compare`` pairs, per metric: scenario -> (scenario, numerator, denominator) for L1..L2b+,
     P(L2b+ | L2b) (denominator: L2b) and L2b / L2b+ per method family."""
     out: dict[str, dict[Any, tuple[Any, float, float]]] = {}
-    scored = _scored(scores)
+    scored = scored_samples(scores)
     for level in reversed(LEVELS):
-        out[level] = {s.sample_id: (s.sample_id, float(s.score.value[level]), 1.0) for s in scored}  # type: ignore[index, call-overload, arg-type]
+        out[level] = {s.sample_id: (s.sample_id, float(value_of(s)[level]), 1.0) for s in scored}
     out["conditional_pass"] = {
-        s.sample_id: (s.sample_id, float(s.score.value["L2b_plus"]), float(s.score.value["L2b"]))  # type: ignore[index, call-overload, arg-type]
-        for s in scored
+        s.sample_id: (s.sample_id, float(value_of(s)["L2b_plus"]), float(value_of(s)["L2b"])) for s in scored
     }
     for fam in FAMILIES:
         members = [s for s in scored if (s.sample_metadata or {}).get("family") == fam]
         for level in ("L2b", "L2b_plus"):
             if members:
-                out[f"{fam}_{level}"] = {s.sample_id: (s.sample_id, float(s.score.value[level]), 1.0) for s in members}  # type: ignore[index, call-overload, arg-type]
+                out[f"{fam}_{level}"] = {s.sample_id: (s.sample_id, float(value_of(s)[level]), 1.0) for s in members}
     return out
-
-
-def exp_b_metrics(calibration_arm: bool) -> list:
-    """Metrics of the exp_b task: headline rates and sweep, P(L2b+|L2b), per family, taxonomy, calibration."""
-    metrics: list = [rates(), conditional_pass(), by_family(), failure_taxonomy()]
-    if calibration_arm:
-        metrics.append(calibration())
-    return metrics
-
-
-# ------------------------------------------------------------------------------------------------------ Exp A
-METHOD_KEYWORDS = {
-    "DID": (
-        "difference-in-difference",
-        "differences-in-difference",
-        "difference in difference",
-        "diff-in-diff",
-        "two-way fixed effect",
-        "twfe",
-        "staggered adoption",
-        "parallel trends",
-    ),
-    "EVENT_STUDY": (
-        "event study",
-        "event-study",
-        "abnormal return",
-        "cumulative abnormal",
-        "announcement return",
-        "event window",
-        "market model",
-    ),
-    "IV": (
-        "instrumental variable",
-        "two-stage least squares",
-        "2sls",
-        "exclusion restriction",
-        "first stage",
-        "instrument for",
-    ),
-    "RDD": (
-        "regression discontinuity",
-        "running variable",
-        "discontinuity design",
-        "rdrobust",
-        "cutoff",
-        "threshold design",
-        "bandwidth",
-    ),
-}
-POSITIVE_WORDS = ("positive", "increase", "higher", "raise", "improve", "gain", "larger", "boost", "upward")
-NEGATIVE_WORDS = ("negative", "decrease", "lower", "reduce", "decline", "fall", "drop", "worse", "downward")
-
-
-def _section(text: str, start: str, stop: str, width: int) -> str:
-    match = re.search(start, text)
-    if not match:
-        return ""
-    body = text[match.end() : match.end() + width]
-    end = re.search(stop, body)
-    return body[: end.start()] if end else body
-
-
-def detect_method(response: str) -> str | None:
-    """The design family a research plan proposes, or None if it names none of the four."""
-    text = response.lower()
-    section = _section(text, r"identification strategy|##\s*1\b|^1\.", r"##\s*2\b|\n2\.\s", 1500)
-    head = text[:4000]
-    best, best_score = None, 0.0
-    for family, words in METHOD_KEYWORDS.items():
-        first = min((head.find(w) for w in words if w in head), default=-1)
-        score: float = sum(3 * section.count(w) + head.count(w) for w in words)
-        score += 0 if first < 0 else max(0.0, 1 - first / 4000)
-        if score > best_score:
-            best, best_score = family, score
-    return best
-
-
-def detect_direction(response: str) -> str | None:
-    """'positive' / 'negative' from the expected-results section (else the last 800 characters), None if unclear."""
-    text = response.lower()
-    section = _section(text, r"expected results|##\s*6\b|\n6\.\s", r"##\s*7\b|\n7\.\s", 1200) or text[-800:]
-    pos = sum(section.count(w) for w in POSITIVE_WORDS)
-    neg = sum(section.count(w) for w in NEGATIVE_WORDS)
-    return None if pos == neg else "positive" if pos > neg else "negative"
-
-
-@scorer(metrics=[])
-def exp_a_scorer() -> Scorer:
-    """L3 = detected family equals the label; L4 = detected direction equals the label (NaN where unlabelled)."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        method, direction = state.metadata.get("method"), state.metadata.get("direction")
-        response = state.output.completion or ""
-        found_method, found_direction = detect_method(response), detect_direction(response)
-        meta = {"detected_method": found_method, "detected_direction": found_direction}
-        if method is None and direction is None:
-            return Score.unscored(reason="no_label", explanation="the context has no consensus labels", metadata=meta)
-        value = {
-            "L3": float("nan") if method is None else float(found_method == method),
-            "L4": float("nan") if direction is None else float(found_direction == direction),
-        }
-        return Score(
-            value=value,
-            answer=f"{found_method}/{found_direction}",
-            metadata=meta,
-            explanation=f"detected {found_method}, {found_direction}; labels {method}, {direction}",
-        )
-
-    return score
-
-
-@metric
-def agreement() -> Metric:
-    """L3 and L4 agreement rates over the samples whose label exists, and how many that is."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        out = {}
-        for key in ("L3", "L4"):
-            vals = [
-                s.score.value[key]
-                for s in scores
-                if isinstance(s.score.value, dict) and not math.isnan(s.score.value[key])
-            ]
-            out[key] = float(np.mean(vals)) if vals else float("nan")
-            out[f"{key}_n"] = float(len(vals))
-        return out
-
-    return compute

@@ -29,11 +29,9 @@ from causalverify_inspect.extraction import extract_r_code, reply_json_object
 from causalverify_inspect.packages import loaded_packages, missing_query
 from causalverify_inspect.prompts import CALIBRATION_SYSTEM, CALIBRATION_USER
 from causalverify_inspect.sandbox import NOTE_PREFIX, ConfinedSandboxEnvironment
+from causalverify_inspect.store import CONFIDENCE_FIELDS, CONFIDENCE_KEY, RUN_KEY
 
 SCRIPT_NAME = "cv_analysis.R"
-RUN_KEY = "cv_run"
-CONFIDENCE_KEY = "cv_confidence"
-CONFIDENCE_FIELDS = ("method", "specification", "estimate")
 KILL_GRACE = 5
 BACKSTOP_SECONDS = 30
 """Seconds past ``timeout`` after which the sandbox call itself is abandoned (the in-sandbox limit failed)."""

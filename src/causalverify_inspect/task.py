@@ -23,9 +23,10 @@ from causal_suite.eval_meta import task_version
 from causal_suite.params import TaskParams
 from causal_suite.subset import subset_dataset
 from causalverify_inspect.dataset import check_cached_responses, exp_a_dataset, exp_b_dataset, scenarios_digest
+from causalverify_inspect.exp_a_scorer import exp_a_scorer
 from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM
 from causalverify_inspect.sandbox.choice import SandboxChoice, announce, choose_sandbox
-from causalverify_inspect.scorers import agreement, exp_a_scorer, exp_b_metrics, exp_b_scorer
+from causalverify_inspect.scorers import exp_b_scorer
 from causalverify_inspect.solvers import rate_own_workflow, replay_response, run_r_block
 
 ES_WINDOW_RULES = ("strict", "cumulative")
@@ -66,12 +67,14 @@ def exp_b(
         scenarios: Scenario source: None for the built-in set, a folder written by ``causalverify-data``, or a
             folder in upstream's layout (holding ``experiments/exp_b/scenarios/``).
         ids: Scenario ids to run (a list or a comma-separated string); all when None.
-        sandbox: ``auto`` (Docker when an engine >= 24.0.6 answers and an image is present or buildable, else
-            ``confined``), ``docker`` (the rocker/CRAN image in ``sandboxes/r``), ``docker-debian`` (the image built
-            only from Debian packages) or ``confined`` (bubblewrap on this machine). The choice is printed and kept in
-            the task metadata (``r_environment``) with the reference R packages the environment lacks.
-        profile: R package profile of the rocker/CRAN image: ``full`` (default) or ``upstream`` (upstream's scoring
-            environment: no stargazer, no rdd; for replays compared with the published scores).
+        sandbox: ``auto`` (of the Docker images present or buildable and ``confined``, the one lacking the fewest
+            reference R packages, Docker on a tie), ``docker`` (the rocker/CRAN image in ``sandboxes/r``),
+            ``docker-debian`` (the image built only from Debian packages) or ``confined`` (bubblewrap on this
+            machine). The choice is printed and kept in the task metadata (``r_environment``) with the reference R
+            packages the environment lacks (and, for ``confined``, the R and package versions).
+        profile: Reference R package set: ``full`` (default) or ``upstream`` (upstream's scoring environment: no
+            stargazer, no rdd, so code failing on them fails as it did upstream; for replays compared with the
+            published scores). Selects the image of ``docker``; with ``confined`` it sets what counts as missing.
         tolerance: L2b+ passes when |est - canonical| / |canonical| <= tolerance (paper default 0.5; a number > 0).
         timeout: Wall-clock seconds for each R run (a whole number, 1 to 86400).
         es_windows: Event-study rule: ``strict`` (per-day, a labelled window is divided by its post-event days) or
@@ -116,8 +119,9 @@ def exp_b(
     return Task(
         dataset=dataset,
         solver=solver,
-        scorer=exp_b_scorer(tolerance=tolerance, es_windows=es_windows, calibration=calibration),
-        metrics=exp_b_metrics(calibration),
+        scorer=exp_b_scorer(
+            tolerance=tolerance, es_windows=es_windows, calibration=calibration, reference=choice.reference
+        ),
         sandbox=spec,
         config=GenerateConfig(max_tokens=8192),
         version=task_version("causalverify_inspect", "exp_b"),
@@ -154,7 +158,6 @@ def exp_a(contexts: str | None = None, labels: str | None = None) -> Task:
         dataset=exp_a_dataset(contexts, labels),
         solver=[system_message(EXP_A_SYSTEM), generate()],
         scorer=exp_a_scorer(),
-        metrics=[agreement()],
         config=GenerateConfig(max_tokens=8192),
         version=task_version("causalverify_inspect", "exp_a"),
         headline_metric=HeadlineMetric(metric="L3"),

@@ -3,6 +3,8 @@ programs' real printed output with the value each program reports, plus hand-mad
 scorer hands to the ``extractor`` role, and outputs that must not crash the reader."""
 
 import json
+import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -18,10 +20,10 @@ from causalverify_inspect.extraction import (
     reply_json_object,
 )
 from causalverify_inspect.scorers import exp_b_scorer
-from causalverify_inspect.solvers import RUN_KEY
+from causalverify_inspect.store import RUN_KEY
 
 CORPUS = Path(__file__).parent / "fixtures" / "extraction"
-ANSWERED_FLOOR = 0.85
+ANSWERED_FLOOR = 0.94
 """Share of the corpus's non-ambiguous items the deterministic reader must answer (the rest go to the extractor)."""
 
 LM_DID = """
@@ -361,3 +363,57 @@ def test_a_reply_nested_too_deeply_holds_no_object():
     """A hostile judge or self-rating reply nested 100,000 deep is no JSON object, not a RecursionError."""
     assert reply_json_object('{"effect": ' + '{"a": ' * 100_000 + "1" + "}" * 100_001) is None
     assert reply_json_object('Here: {"effect": 0.5} done') == {"effect": 0.5}
+
+
+# ------------------------------------------------------------------------------------------------- non-results
+PATTERNS_PROGRAM = CORPUS / "programs" / "nonresult_patterns.R"
+PATTERNS = (CORPUS / "nonresult_patterns.out").read_text(encoding="utf-8").split("----\n")
+
+
+def test_pattern_output_is_what_the_r_program_prints():
+    if shutil.which("Rscript") is None:
+        pytest.skip("R is not installed")
+    printed = subprocess.run(
+        ["Rscript", "--vanilla", str(PATTERNS_PROGRAM)], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
+    assert printed.split("----\n") == PATTERNS
+
+
+@pytest.mark.parametrize(
+    ("block", "family", "value"),
+    [
+        (0, "IV", 0.2292),  # beta_IV is a label; the formula's ^2 and the robustness line are not results
+        (1, "RDD", 0.3442678),  # a banner with "= 0.5" is a heading; "using default bandwidth" is a setting
+        (2, "EVENT_STUDY", 0.0213),  # "across 80 IPOs" is a count
+        (3, "DID", 1.3197),  # "(anticipation effect)" above a table does not discard the table
+    ],
+)
+def test_numbers_that_are_not_results_are_never_the_answer(block, family, value):
+    found = extract(PATTERNS[block], family)
+    assert found.estimate is not None, found.reason
+    assert found.estimate.value == pytest.approx(value)
+
+
+def test_token_labels_name_the_estimate():
+    block = PATTERNS[4].splitlines()
+    assert extract(block[0], "DID").estimate.value == pytest.approx(0.412)  # ate_hat
+    assert extract(block[1], "RDD").estimate.value == pytest.approx(1.902)  # tau_rd
+
+
+def test_counts_settings_statistics_and_other_estimators_are_no_candidates():
+    found = extract(PATTERNS[5], "RDD")  # counts, bandwidth, cutoff, p-value, SE, OLS, first stage, placebo
+    assert found.estimate is None
+    assert found.candidates == ()
+
+
+def test_two_surviving_readings_abstain():
+    found = extract(PATTERNS[6], "DID")
+    assert found.estimate is None
+    assert "disagree" in found.reason
+    assert len(found.candidates) == 2
+
+
+def test_a_count_on_the_estimate_line_is_blanked_but_the_window_is_kept():
+    found = extract(PATTERNS[2], "EVENT_STUDY")
+    assert found.estimate.window == (-1, 1)
+    assert [c.text for c in found.candidates] == ["0.0213"]

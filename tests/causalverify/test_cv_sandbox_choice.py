@@ -65,7 +65,8 @@ def test_image_package_lists_match_the_dockerfiles():
     assert _r_vector(debian, "Rscript -e 'pk <-") == list(DEBIAN_R_PACKAGES)
     installed = re.findall(r"r-cran-([\w.]+)", debian)
     assert sorted(installed) == sorted(p.lower() for p in DEBIAN_R_PACKAGES)
-    assert DEBIAN.lacks() == ["fixest", "ivreg", "rdrobust", "rddensity", "stargazer", "rdd"]
+    assert DEBIAN.lacks() == ["fixest", "ivreg", "rdrobust", "rddensity", "modelsummary", "stargazer", "rdd"]
+    assert DEBIAN.lacks("upstream") == ["fixest", "ivreg", "rdrobust", "rddensity", "modelsummary"]
 
 
 class FakeDocker:
@@ -139,9 +140,22 @@ def test_auto_prefers_a_present_image_and_records_it(fake):
 def test_auto_with_upstream_profile_uses_only_the_upstream_image(fake):
     fake(images={DEBIAN.image, CRAN.image})
     chosen = choice.choose_sandbox("auto", "upstream")
-    assert chosen.sandbox == "confined" and "profile 'upstream'" in chosen.reason
+    assert chosen.sandbox == "confined" and chosen.reference == "upstream"
+    assert IMAGES[("docker", "upstream")].image in chosen.reason and "stargazer" not in chosen.lacks
     fake(images={IMAGES[("docker", "upstream")].image})
     assert choice.choose_sandbox("auto", "upstream").profile == "upstream"
+
+
+def test_auto_chooses_the_environment_lacking_the_fewest_reference_packages(fake, monkeypatch):
+    host_with_fixest = frozenset(R_PACKAGES_FULL) - {"rdd", "stargazer"}  # fixest, rdrobust... built from source
+    monkeypatch.setattr(choice, "host_r_packages", lambda: host_with_fixest)
+    fake(images={DEBIAN.image})
+    chosen = choice.choose_sandbox("auto")
+    assert chosen.sandbox == "confined" and chosen.lacks == ["stargazer", "rdd"]
+    assert f"{DEBIAN.image} lacks 7, confined lacks 2" in chosen.reason
+    monkeypatch.setattr(choice, "host_r_packages", lambda: frozenset(DEBIAN_R_PACKAGES))
+    tie = choice.choose_sandbox("auto")
+    assert tie.sandbox == "docker-debian" and f"{DEBIAN.image} lacks 7, confined lacks 7" in tie.reason
 
 
 @pytest.mark.parametrize(
@@ -172,8 +186,8 @@ def test_explicit_choices_are_obeyed_or_refused(fake):
         choice.choose_sandbox("docker-debian")
     with pytest.raises(SuiteInputError, match="profile"):
         choice.choose_sandbox("docker-debian", "upstream")
-    with pytest.raises(SuiteInputError, match="profile"):
-        choice.choose_sandbox("confined", "upstream")
+    upstream = choice.choose_sandbox("confined", "upstream")
+    assert upstream.reference == "upstream" and "stargazer" not in upstream.lacks and "fixest" in upstream.lacks
     with pytest.raises(SuiteInputError, match="'profile' is 'tidy'"):
         choice.choose_sandbox("auto", "tidy")
     with pytest.raises(SuiteInputError, match="auto, docker, docker-debian, confined"):
@@ -185,3 +199,14 @@ def test_no_sandbox_at_all_is_one_sentence(fake, monkeypatch):
     monkeypatch.setattr(choice, "bwrap_available", lambda: False)
     with pytest.raises(SuiteInputError, match="no sandbox can run here.*bubblewrap"):
         choice.choose_sandbox("auto")
+
+
+def test_confined_records_the_r_version_and_the_reference_packages_present(fake, monkeypatch):
+    versions = {"R": "4.2.2", "AER": "1.2-10", "plm": "2.6-2", "quantmod": "0.4.20"}
+    monkeypatch.setattr(choice, "host_r_versions", lambda: versions)
+    monkeypatch.setattr(choice, "host_r_packages", lambda: frozenset(versions) - {"R"})
+    chosen = choice.choose_sandbox("confined", "upstream")
+    recorded = chosen.metadata()
+    assert recorded["r_version"] == "4.2.2" and recorded["reference"] == "upstream"
+    assert recorded["package_versions"] == {"AER": "1.2-10", "plm": "2.6-2"}  # reference packages only
+    assert "R 4.2.2" in chosen.message() and "upstream reference set" in chosen.message()

@@ -7,19 +7,12 @@ from inspect_ai.model import ModelName, ModelOutput
 from inspect_ai.scorer import SampleScore, Score, Target
 from inspect_ai.solver import TaskState
 
-from causalverify_inspect import scorers
+from causalverify_inspect import metrics, scorers
+from causalverify_inspect.metrics import calibration_summary, conditional_pass, failure_taxonomy
 from causalverify_inspect.packages import environment_package, loaded_packages
 from causalverify_inspect.scenarios.estimators import iv_stage_estimates
-from causalverify_inspect.scorers import (
-    calibration_summary,
-    classify_miss,
-    conditional_pass,
-    exp_b_scorer,
-    extractor_excerpt,
-    failure_taxonomy,
-    relative_error,
-)
-from causalverify_inspect.solvers import CONFIDENCE_KEY, RUN_KEY
+from causalverify_inspect.scorers import classify_miss, exp_b_scorer, extractor_excerpt, relative_error
+from causalverify_inspect.store import CONFIDENCE_KEY, RUN_KEY
 
 
 def make_state(
@@ -53,7 +46,7 @@ async def test_correct_estimate_passes_every_level():
     assert (v["L1"], v["L2a"], v["L2b"], v["L2b_plus"]) == (1, 1, 1, 1)
     assert result.metadata["rel_error"] == pytest.approx(0.05)
     assert (v["tol_10"], v["tol_25"]) == (1, 1)
-    assert sum(v[f"fail_{f}"] for f in scorers.FAILURES) == 0
+    assert sum(v[f"fail_{f}"] for f in metrics.FAILURES) == 0
 
 
 async def test_estimate_outside_tolerance_fails_l2b_plus_and_sweeps():
@@ -153,8 +146,9 @@ async def test_output_without_numbers_is_no_estimate():
 
 async def test_unresolved_without_extractor_role_is_unscored():
     result = await score(make_state({"stdout": "BP\n0.80\n"}))
-    assert not isinstance(result.value, dict)
     assert result.reason == "extraction_unresolved"
+    assert result.value["unscored"] == 1 and math.isnan(result.value["L2b_plus"]) and math.isnan(result.value["tol_50"])
+    assert result.value["L2b"] == 1  # it ran: only its estimate is unknown
 
 
 async def test_extractor_number_is_used(monkeypatch, scripted):
@@ -193,7 +187,7 @@ async def test_extractor_null_is_no_estimate(monkeypatch, scripted):
 async def test_extractor_reply_not_a_number_is_unscored(monkeypatch, scripted):
     monkeypatch.setattr(scorers, "get_model", lambda *a, **k: scripted('{"effect": "about 0.3"}'))
     result = await score(make_state({"stdout": "BP = 0.8\n"}))
-    assert not isinstance(result.value, dict)
+    assert result.value["unscored"] == 1 and math.isnan(result.value["L2b_plus"])
     assert result.reason == "grader_failed"
 
 
@@ -237,8 +231,8 @@ def sample_score(value: dict, family="DID", sample_id="x") -> SampleScore:
 
 
 def test_conditional_pass_and_taxonomy_metrics():
-    base = {f"fail_{f}": 0.0 for f in scorers.FAILURES} | {"L1": 1.0, "L2a": 1.0, "environment": 0.0}
-    base |= {scorers.sweep_key(t): 0.0 for t in scorers.SWEEP} | {"environment_degraded": 0.0}
+    base = {f"fail_{f}": 0.0 for f in metrics.FAILURES} | {"L1": 1.0, "L2a": 1.0, "environment": 0.0}
+    base |= {metrics.sweep_key(t): 0.0 for t in metrics.SWEEP} | {"environment_degraded": 0.0}
     rows = [
         {**base, "L2b": 1.0, "L2b_plus": 1.0},
         {**base, "L2b": 1.0, "L2b_plus": 0.0, "fail_other": 1.0},
@@ -250,10 +244,10 @@ def test_conditional_pass_and_taxonomy_metrics():
     # over the two runs that executed, two scenarios: residuals +-0.5, CR1 sqrt(2 * 0.5) / 2
     assert (passed["conditional_pass_n"], passed["conditional_pass_clusters"]) == (2, 2)
     assert passed["conditional_pass_se"] == pytest.approx(0.5)
-    levels = scorers.rates()(scores)
+    levels = metrics.rates()(scores)
     assert levels["L2b"] == pytest.approx(2 / 3) and (levels["L2b_n"], levels["L2b_clusters"]) == (3, 3)
     assert levels["L2b_low"] < 2 / 3 < levels["L2b_high"]
-    family = scorers.by_family()(scores)
+    family = metrics.by_family()(scores)
     assert family["DID_L2b_plus"] == pytest.approx(1 / 3) and family["DID_L2b_plus_n"] == 3
     taxonomy = failure_taxonomy()(scores)
     assert taxonomy["other"] == pytest.approx(1 / 3) and taxonomy["execution_failure"] == pytest.approx(1 / 3)
@@ -276,7 +270,7 @@ async def test_calibration_keys_nan_when_reply_unparsed():
 
 
 # ------------------------------------------------------------------------------------------------------- Exp A
-from causalverify_inspect.scorers import detect_direction, detect_method, exp_a_scorer  # noqa: E402
+from causalverify_inspect.exp_a_scorer import detect_direction, detect_method, exp_a_scorer  # noqa: E402
 
 PLAN = """## 1. Identification strategy
 I would use a regression discontinuity design: the running variable is the exam score and the cutoff is 700.
@@ -424,3 +418,22 @@ async def test_a_commented_load_and_a_printed_fake_error_are_the_programs_own_fa
     run["missing_packages"] = loaded_packages(code)  # what the solver asks the sandbox about
     result = await score(make_state(run))
     assert result.value["fail_execution_failure"] == 1 and result.value["environment"] == 0
+
+
+def test_unscored_runs_are_out_of_the_rates_and_bound_the_headline():
+    base = {k: 0.0 for k in ("L1", "L2a", "L2b", "environment", "environment_degraded")}
+    base |= {f"fail_{f}": 0.0 for f in metrics.FAILURES} | {metrics.sweep_key(t): 0.0 for t in metrics.SWEEP}
+    ran = base | {"L1": 1.0, "L2a": 1.0, "L2b": 1.0}
+    samples = [
+        sample_score(ran | {"L2b_plus": 1.0, "unscored": 0.0}, sample_id="a"),
+        sample_score(ran | {"L2b_plus": 0.0, "unscored": 0.0, "fail_wrong_coefficient": 1.0}, sample_id="b"),
+        sample_score(ran | {"L2b_plus": math.nan, "unscored": 1.0}, sample_id="c"),
+        sample_score(ran | {"L2b_plus": math.nan, "unscored": 1.0}, sample_id="d"),
+    ]
+    out = metrics.rates()(samples)
+    assert out["L2b_plus"] == 0.5 and out["L2b_plus_n"] == 2  # over the scored samples
+    assert out["L2b_plus_unscored_as_0"] == 0.25 and out["L2b_plus_unscored_as_1"] == 0.75
+    assert out["unscored_share"] == 0.5 and out["unscored_n"] == 2
+    assert out["L2b"] == 1.0 and out["L2b_n"] == 2
+    assert list(out)[0] == "L2b_plus"  # the headline still leads
+    assert metrics.failure_taxonomy()(samples)["wrong_coefficient"] == 0.5

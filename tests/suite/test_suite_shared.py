@@ -38,6 +38,8 @@ def test_comma_list(value, expected):
 def test_unscored_values():
     assert is_unscored(None) and is_unscored(float("nan"))
     assert not is_unscored(0.0) and not is_unscored({"correct": 1}) and not is_unscored("C")
+    assert is_unscored({"L2b": 1.0, "L2b_plus": float("nan"), "unscored": 1.0})
+    assert not is_unscored({"L2b": 1.0, "L2b_plus": 0.0, "unscored": 0.0})
     assert as_float("1") == 1.0 and as_float(None) is None and as_float(float("nan")) is None
     assert as_float({"a": 1}) is None and as_float("x") is None
 

@@ -95,5 +95,6 @@ def test_exp_b_records_the_sandbox_that_ran_and_the_extractor(tmp_path, scripted
     score = log.samples[0].scores["exp_b_scorer"]
     assert score.metadata["extractor_model"] == "mockllm/extractor"
     names = metric_names(log)
-    assert rate_names(names)[:2] == ["L2b_plus", "L2b"] and not any("/" in n for n in names)
+    headline = ["L2b_plus", "L2b_plus_unscored_as_0", "L2b_plus_unscored_as_1", "unscored_share"]
+    assert rate_names(names)[:5] == [*headline, "L2b"] and not any("/" in n for n in names)  # bounds beside L2b+
     assert log.eval.headline_metric.metric == "L2b_plus"

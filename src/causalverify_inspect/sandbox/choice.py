@@ -1,11 +1,15 @@
 """Which sandbox serves an Exp B run: ``exp_b(sandbox=...)`` resolved on this machine, recorded and announced.
 
-- ``auto`` (default): Docker when an engine >= 24.0.6 with Compose v2 answers and an image is present or buildable
-  (the CRAN image of the chosen profile first, then, for profile ``full``, the Debian image), else ``confined``.
-- ``docker``, ``docker-debian``, ``confined`` (``local``): obeyed; impossible ones fail with one sentence.
+- ``auto`` (default): of the environments that can run here (the CRAN image of the chosen profile and, for profile
+  ``full``, the Debian image, when an engine >= 24.0.6 with Compose v2 answers and the image is present or
+  buildable; ``confined`` when bubblewrap is), the one lacking the fewest packages of the profile's reference set,
+  Docker on a tie; the comparison is printed.
+- ``docker``, ``docker-debian``, ``confined`` (``local``): obeyed; impossible ones fail with one sentence. Profile
+  ``upstream`` works for ``docker`` (its image) and ``confined`` (this machine's R, judged against upstream's set).
 
-The choice (sandbox, image, profile, engine, the R packages of the reference set the environment lacks, and why) is
-stored in the task's metadata under ``r_environment`` and printed on the console.
+The choice (sandbox, image, profile, reference set, engine, the R packages of the reference set the environment
+lacks, and why; for ``confined`` also the R version and the version of every reference package present) is stored
+in the task's metadata under ``r_environment`` and printed on the console.
 """
 
 from __future__ import annotations
@@ -14,13 +18,12 @@ import functools
 import shutil
 import subprocess
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from inspect_ai.util import SandboxEnvironmentSpec
 
 from causal_suite.errors import SuiteInputError
 from causalverify_inspect.sandbox.docker import (
-    DOCKER_R_PACKAGES,
     IMAGES,
     DockerImage,
     compose_for_run,
@@ -28,6 +31,7 @@ from causalverify_inspect.sandbox.docker import (
     image_buildable,
     image_present,
     probe_engine,
+    reference_packages,
 )
 from causalverify_inspect.sandbox.environment import SANDBOX_NAME, bwrap_available
 from causalverify_inspect.sandbox.limits import ConfinedLimits
@@ -49,6 +53,11 @@ class SandboxChoice:
     compose: str | None = None
     engine: str | None = None
     lacks: list[str] = field(default_factory=list)
+    reference: str = "full"
+    """The profile whose package set is the reference: ``full`` or ``upstream`` (see ``docker.REFERENCE_SETS``)."""
+    r_version: str | None = None
+    package_versions: dict[str, str] = field(default_factory=dict)
+    """The version of every reference package present (confined: asked of this machine's R)."""
 
     def spec(self, timeout: int) -> SandboxEnvironmentSpec:
         if self.sandbox == SANDBOX_NAME:
@@ -62,24 +71,30 @@ class SandboxChoice:
         where = (
             f"image {self.image}, profile {self.profile}, Docker {self.engine}"
             if self.image
-            else "bubblewrap on this machine, its own R"
+            else f"bubblewrap on this machine, its own R {self.r_version or ''}".rstrip()
         )
         lacks = (
-            f"it lacks the R packages {', '.join(self.lacks)} (code loading them fails; scored `environment`)"
+            f"it lacks the R packages {', '.join(self.lacks)} of the {self.reference} reference set (code loading "
+            "them fails; scored `environment`)"
             if self.lacks
-            else "it has every R package of the reference set"
+            else f"it has every R package of the {self.reference} reference set"
         )
         return f"exp_b: sandbox {self.requested} -> {self.sandbox} ({where}; {self.reason}); {lacks}."
 
 
 @functools.lru_cache(maxsize=1)
-def host_r_packages() -> frozenset[str] | None:
-    """The R packages this machine's R has (what the confined sandbox sees), or None without Rscript."""
+def host_r_versions() -> dict[str, str] | None:
+    """``{package: version}`` of this machine's R (what the confined sandbox sees), with its own version under
+    ``"R"``, or None without Rscript."""
     if shutil.which("Rscript") is None:
         return None
+    query = (
+        "ip <- installed.packages(); cat('R', paste(R.version$major, R.version$minor, sep = '.'), sep = '\\t'); "
+        "cat('\\n'); cat(paste(ip[, 'Package'], ip[, 'Version'], sep = '\\t'), sep = '\\n')"
+    )
     try:
         result = subprocess.run(
-            ["Rscript", "--vanilla", "-e", "cat(rownames(installed.packages()), sep = '\\n')"],
+            ["Rscript", "--vanilla", "-e", query],
             capture_output=True,
             text=True,
             timeout=60,
@@ -87,10 +102,18 @@ def host_r_packages() -> frozenset[str] | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return frozenset(result.stdout.split()) if result.returncode == 0 else None
+    if result.returncode != 0:
+        return None
+    return dict(line.split("\t", 1) for line in result.stdout.splitlines() if line.count("\t") == 1)
 
 
-def _docker(spec: DockerImage, requested: str, reason: str) -> SandboxChoice:
+def host_r_packages() -> frozenset[str] | None:
+    """The R packages this machine's R has, or None without Rscript."""
+    versions = host_r_versions()
+    return None if versions is None else frozenset(versions) - {"R"}
+
+
+def _docker(spec: DockerImage, requested: str, reason: str, reference: str = "full") -> SandboxChoice:
     return SandboxChoice(
         spec.sandbox,
         requested,
@@ -99,39 +122,57 @@ def _docker(spec: DockerImage, requested: str, reason: str) -> SandboxChoice:
         image=spec.image,
         compose=str(compose_for_run(spec)),
         engine=probe_engine().server,
-        lacks=spec.lacks(),
+        lacks=spec.lacks(reference),
+        reference=reference,
     )
 
 
-def _confined(requested: str, reason: str) -> SandboxChoice:
-    have = host_r_packages()
-    lacks = list(DOCKER_R_PACKAGES) if have is None else [p for p in DOCKER_R_PACKAGES if p not in have]
+def _confined(requested: str, reason: str, reference: str = "full") -> SandboxChoice:
+    have, wanted = host_r_packages(), reference_packages(reference)
+    lacks = list(wanted) if have is None else [p for p in wanted if p not in have]
     if have is None:
         reason += "; no Rscript on this machine"
-    return SandboxChoice(SANDBOX_NAME, requested, "host", reason, lacks=lacks)
+    versions = (host_r_versions() or {}) if have is not None else {}
+    present = {p: versions[p] for p in wanted if p in versions}
+    return SandboxChoice(
+        SANDBOX_NAME,
+        requested,
+        "host",
+        reason,
+        lacks=lacks,
+        reference=reference,
+        r_version=versions.get("R"),
+        package_versions=present,
+    )
 
 
 def _auto(profile: str) -> SandboxChoice:
+    """Of the environments that can run here, the one lacking the fewest packages of ``profile``'s reference set,
+    Docker on a tie (see module); the reason states the comparison."""
     engine = probe_engine()
-    candidates = [IMAGES[("docker", profile)]] + ([IMAGES[("docker-debian", "debian")]] if profile == "full" else [])
+    images = [IMAGES[("docker", profile)]] + ([IMAGES[("docker-debian", "debian")]] if profile == "full" else [])
+    options: list[SandboxChoice] = []
     if engine.problem is None:
-        for spec in candidates:
+        for spec in images:
             if image_present(spec.image):
-                return _docker(spec, "auto", "image present")
-        for spec in candidates:
-            if image_buildable(spec):
-                return _docker(spec, "auto", f"image built at task start from {spec.base}")
-        why = f"no image ({' or '.join(s.image for s in candidates)}) is present or buildable offline"
+                options.append(_docker(spec, "auto", "image present", profile))
+            elif image_buildable(spec):
+                options.append(_docker(spec, "auto", f"image built at task start from {spec.base}", profile))
+        why = "" if options else f"no image ({' or '.join(s.image for s in images)}) is present or buildable offline"
     else:
         why = engine.problem
-    if profile != "full":
-        why += f"; profile '{profile}' is a Docker image profile, so it does not apply"
-    if not bwrap_available():
+    if bwrap_available():
+        options.append(_confined("auto", why or "bubblewrap and this machine's R", profile))
+    if not options:
         raise SuiteInputError(
             f"exp_b: no sandbox can run here: Docker cannot ({why}) and the confined sandbox needs "
             "bubblewrap and prlimit (apt-get install bubblewrap util-linux)."
         )
-    return _confined("auto", why)
+    best = min(options, key=lambda c: len(c.lacks))  # the first of equals: Docker, listed before confined
+    if len(options) == 1:
+        return best
+    compared = ", ".join(f"{c.image or c.sandbox} lacks {len(c.lacks)}" for c in options)
+    return replace(best, reason=f"{best.reason}; fewest missing reference packages ({compared})")
 
 
 def choose_sandbox(requested: str, profile: str = "full") -> SandboxChoice:
@@ -146,12 +187,7 @@ def choose_sandbox(requested: str, profile: str = "full") -> SandboxChoice:
     if requested == "auto":
         return _auto(profile)
     if requested in (SANDBOX_NAME, "local"):
-        if profile != "full":
-            raise SuiteInputError(
-                f"exp_b: profile '{profile}' selects a Docker image; the confined sandbox runs this "
-                "machine's R (drop -T profile, or use -T sandbox=docker)."
-            )
-        return _confined(requested, "asked for")
+        return _confined(requested, "asked for", profile)
     if requested == "docker-debian" and profile != "full":
         raise SuiteInputError(
             f"exp_b: the Debian image has one package set, so profile '{profile}' does not apply "
@@ -161,9 +197,8 @@ def choose_sandbox(requested: str, profile: str = "full") -> SandboxChoice:
     problem = docker_problem(spec)
     if problem:
         raise SuiteInputError(f"exp_b: {problem}")
-    return _docker(
-        spec, requested, "image present" if image_present(spec.image) else f"image built at task start from {spec.base}"
-    )
+    built = "image present" if image_present(spec.image) else f"image built at task start from {spec.base}"
+    return _docker(spec, requested, built, profile)
 
 
 def announce(choice: SandboxChoice) -> None:

@@ -52,18 +52,27 @@ R_PACKAGES_UPSTREAM = (
     "tibble",
     "readr",
     "tidyverse",
+    "modelsummary",
 )
 """Upstream's scoring environment as its published runs show it (code using these ran; stargazer, rdd, lfe and did
-failed to load): the ``upstream`` profile of the rocker image."""
+failed to load): the ``upstream`` profile of the rocker image and its reference set."""
 R_PACKAGES_FULL = (*R_PACKAGES_UPSTREAM, "stargazer", "rdd")
 """The ``full`` profile (default image): upstream's set plus stargazer and rdd (rdd when the CRAN snapshot has it)."""
-NOT_IN_DEBIAN = ("fixest", "ivreg", "rdrobust", "rddensity", "stargazer", "rdd")
+NOT_IN_DEBIAN = ("fixest", "ivreg", "rdrobust", "rddensity", "modelsummary", "stargazer", "rdd")
 """Reference packages Debian does not package: what the Debian image and a Debian host's confined sandbox lack."""
 DEBIAN_R_PACKAGES = tuple(p for p in R_PACKAGES_FULL if p not in NOT_IN_DEBIAN)
 """The Debian image's R packages (Debian's r-cran-* builds; sandboxes/r/Dockerfile.debian)."""
 DOCKER_R_PACKAGES = R_PACKAGES_FULL
-"""The reference set: packages upstream's models reached for. A run failing on one of them that its sandbox lacks
-is scored ``environment``; the sandbox choice names those of them the chosen environment lacks."""
+"""The default reference set: packages upstream's models reached for. A run failing on one of them that its sandbox
+lacks is scored ``environment``; the sandbox choice names those of them the chosen environment lacks."""
+REFERENCE_SETS = {"full": R_PACKAGES_FULL, "upstream": R_PACKAGES_UPSTREAM}
+"""The reference set of each profile: with ``upstream``, stargazer and rdd are absent by design (as they were where
+upstream scored), so a run failing on them is an ordinary failure, as upstream scored it."""
+
+
+def reference_packages(profile: str) -> tuple[str, ...]:
+    """The reference set of ``profile`` (``full``, ``upstream``; any other, such as ``debian``: ``full``)."""
+    return REFERENCE_SETS.get(profile, R_PACKAGES_FULL)
 
 
 @dataclass(frozen=True)
@@ -78,8 +87,9 @@ class DockerImage:
     packages: tuple[str, ...]
     build_hint: str
 
-    def lacks(self) -> list[str]:
-        return [p for p in DOCKER_R_PACKAGES if p not in self.packages]
+    def lacks(self, reference: str = "full") -> list[str]:
+        """The packages of ``reference``'s set that this image does not have."""
+        return [p for p in reference_packages(reference) if p not in self.packages]
 
 
 IMAGES: dict[tuple[str, str], DockerImage] = {
