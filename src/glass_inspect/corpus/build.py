@@ -229,7 +229,7 @@ def build_corpus(
     overwrite: bool = False,
     source_label: str | None = None,
     donor_sources: Sequence[str | Path] = (),
-    own_donors: bool = True,
+    own_donors: bool | None = None,
 ) -> Path:
     """Build a corpus directory (pool.jsonl, manifests/m{m}.jsonl, corpus.json; layout in glass_inspect.corpus).
 
@@ -247,10 +247,13 @@ def build_corpus(
         skip_bad_rows: Skip malformed records (counted in corpus.json) instead of stopping.
         overwrite: Replace an existing ``out``.
         source_label: What corpus.json names as the source (default: ``source`` as given).
-        donor_sources: Further sources of the same suite whose setup sentences may serve as distractors (besides
-            the source's own problems); ``gsm:PATH`` lends GSM8K sentences to a MATH build (currency written
-            out). Recorded in corpus.json by name and sha256.
-        own_donors: Whether the source's own problems lend distractors too (False: only ``donor_sources``).
+        donor_sources: Sources whose setup sentences serve as distractors (GSM8K train for both suites);
+            ``gsm:PATH`` lends GSM8K sentences to a MATH build (currency written out). Recorded in corpus.json
+            by name and sha256.
+        own_donors: Whether the source's own problems lend distractors too. Default: only when no
+            ``donor_sources`` are given, so a build from a test set with train donors never splices in
+            sentences of other test problems (which the model also meets as bases); corpus.json
+            ``counts.donors.own_problems`` says which.
     """
     doses = tuple(sorted({int(d) for d in doses}))
     if not doses or doses[0] < 1:
@@ -260,11 +263,11 @@ def build_corpus(
         suite, str(source), split=split, hub_config=hub_config, limit=limit, skip_bad_rows=skip_bad_rows
     )
     tex = suite == "math"
-    donor_problems = list(problems)
+    if own_donors is None:
+        own_donors = not donor_sources
+    donor_problems = list(problems) if own_donors else []
     donor_info = []
-    donors = [(q.base_id, donor_run(segment(q.text, tex).setup, tex)) for q in problems] if own_donors else []
-    if not own_donors:
-        donor_problems = []
+    donors = [(q.base_id, donor_run(segment(q.text, tex).setup, tex)) for q in donor_problems]
     for extra in donor_sources:
         donor_suite, path = _donor_spec(str(extra), suite)
         more, _ = load_source(donor_suite, path, split=split, skip_bad_rows=True)
@@ -300,6 +303,7 @@ def build_corpus(
         pool += [_record(p, suite, i, *twins[i]) for i in twins if i in used]  # candidate order: deterministic
     counts = _counts(problems, skipped, pool, manifests, sizes_used, stats)
     counts["donors"] = {
+        "own_problems": own_donors,
         "problems": len(donor_problems),
         "lending": len(donors),
         "sentences": sum(len(s) for _, s in donors),

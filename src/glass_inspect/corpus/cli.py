@@ -86,13 +86,14 @@ def _build_parser() -> argparse.ArgumentParser:
         "--donors",
         action="append",
         default=[],
-        help="a further source of the same suite whose setup sentences may serve as distractors "
-        "(repeatable; recommended for both suites: GSM8K train, written gsm:FILE for a MATH build)",
+        help="a source whose setup sentences serve as distractors (repeatable; recommended for both suites: "
+        "GSM8K train, written gsm:FILE for a MATH build); with --donors the source's own problems lend none",
     )
     ap.add_argument(
-        "--no-own-donors",
+        "--own-donors",
         action="store_true",
-        help="take distractors only from --donors, not from the source's own problems",
+        help="let the source's own problems lend distractors beside --donors (a test set then lends sentences "
+        "of its own problems, which the model also meets as bases)",
     )
     ap.add_argument("--force", action="store_true", help="replace an existing output directory")
     return ap
@@ -184,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         skip_bad_rows=args.skip_bad_rows,
         overwrite=args.force,
         donor_sources=args.donors,
-        own_donors=not args.no_own_donors,
+        own_donors=True if args.own_donors else None,
     )
     wall = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

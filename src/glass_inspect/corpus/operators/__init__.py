@@ -33,6 +33,7 @@ from glass_inspect.corpus.operators.text import (
     maths_letters,
     mentions_money,
     outside_maths,
+    prose_letters,
     segment,
 )
 
@@ -58,6 +59,7 @@ __all__ = [
     "person_names",
     "person_noun",
     "person_nouns_in",
+    "prose_letters",
     "query_nouns",
     "repairable_people",
     "segment",

@@ -452,14 +452,17 @@ def _random_linear_extension(deps: dict[int, set[int]], rng: random.Random) -> l
 
 
 def leans_on_neighbour(sentence: str, tex: bool = False) -> bool:
-    """Whether ``sentence`` leans on the sentence before it through a pronoun or a pointing word (he / she with no
-    name before it, it / they / them, this / these / those / that, adverbial "there"): nothing may come between
-    them without taking over the reference."""
+    """Whether ``sentence`` leans on the sentence before it, so that nothing may come between them without taking
+    over the reference: a he / she with no name before it, it / they / them, this / these / those / that,
+    adverbial "there", we / our / us, "the rest", "then", "the same", "the resulting", an opening ordinal or
+    partitive ("A third says 25", "One of the boxes"), or a sentence led by a bare number ("3 of the albums")."""
     plain = outside_maths(sentence, tex)
     return bool(
         bare_pronoun(sentence, tex)
         or PLURAL_PRONOUN.search(plain)
         or _POINTING.search(plain)
+        or _LEANS_BACK.search(plain)
+        or _QUANTIFIER_LED.search(plain)
         or plain.lstrip().startswith("(")
     )
 
@@ -467,6 +470,11 @@ def leans_on_neighbour(sentence: str, tex: bool = False) -> bool:
 _POINTING = re.compile(
     r"\b(this|these|those|that(?!\s+(?:is|was|are|were|will|would|can|could|has|have|had)\b)|"
     r"there(?!\s+(?:is|are|was|were|will|would|has|have|had|must|should|can|could|may|might)\b))\b",
+    re.I,
+)
+_LEANS_BACK = re.compile(
+    r"\b(?:we|our|us|then|the rest|rest of|the remaining|the same|the resulting)\b|"
+    r"^\W*(?:a|the|one)\s+(?:half|third|quarter|fourth|fifth|sixth|tenth|second|other)\b|^\W*one of\b",
     re.I,
 )
 
