@@ -224,6 +224,8 @@ def test_reorder_of_a_one_person_text_introduces_the_person_by_name():
 
 def test_rename_leaves_place_names_and_keeps_pronouns_consistent():
     assert person_names("Tom drove from San Diego to Lake Tahoe. How far did he go?") == {"Tom": "male"}
+    # an imperative opener is no first half of a two-word name (issue 31: "Suppose Karen")
+    assert person_names("Suppose Karen has 3 pens. Let Omar have 2. How many?") == {"Karen": "female", "Omar": "male"}
     text = "Jordan has 3 pens. She buys 2 more. How many pens does she have?"
     for seed in range(10):
         new = entity_rename(text, seed).changes["names"]["Jordan"]
@@ -402,6 +404,7 @@ def test_distractors_never_follow_the_question_or_split_quotes_lists_and_back_re
         "We keep 4 of them.",
         "Ben buys the same number.",
         "Ben sells the resulting stack.",
+        "Another says 20 more than the first one.",
     ):
         assert insertion_point(f"Ann has 12 boxes. {tail} How many of them are green?") == 0, tail
     # a sentence leaning on nothing stops the move (the guard is not always on)

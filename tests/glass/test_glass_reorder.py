@@ -155,6 +155,9 @@ def test_round_two_rules_of_the_graph():
     shop = "A shop sells 30 cakes a day. Each cake costs 5 dollars. It sells 20 pies a day. How many items a day?"
     assert graph(shop)[2] == {0}
     assert graph("A shop sells 30 cakes. Ann buys 2 pens. It sells 20 pies. How many?")[2] == {0, 1}
+    # "completes" is an event: the total stays before the first night's work (issue 31, gsm-521)
+    chris = "Chris has 100 problems to do. He completes 12 problems on Monday. How many are left?"
+    assert twins(chris) == set()
     # a demonstrative opening keeps its neighbour ("That feature costs an extra 500 dollars.")
     assert glued(["He needs 2 implants.", "He wants a crown.", "That feature costs 500 dollars."]) == {2}
 

@@ -91,7 +91,7 @@ _EVENT = re.compile(
     r"finding|winning|paying|getting|borrowing|returning|donating|breaking|trading|putting|dropping|throwing|"
     r"sharing|splitting|keeping|leaving|moving|spilling|picking|collecting|making|saving|earning|charging|"
     r"ordering|renting|sending|cuts?|cutting|pass(?:es|ed)?|hands?|handed|fills?|filled|pours?|poured|"
-    r"opens?|opened|starts?|started|finish(?:es|ed)?|visits?|visited|arrives?|arrived|beats?|serves?|served|"
+    r"opens?|opened|starts?|started|finish(?:es|ed)?|complet(?:es|ed)|visits?|visited|arrives?|arrived|beats?|serves?|served|"
     r"feeds?|fed|wash(?:es|ed)|cleans?|cleaned|packs?|packed|delivers?|delivered|ships?|mails?|mailed)\b",
     re.I,
 )
@@ -533,8 +533,9 @@ def _random_linear_extension(deps: dict[int, set[int]], rng: random.Random) -> l
 def leans_on_neighbour(sentence: str, tex: bool = False) -> bool:
     """Whether ``sentence`` leans on the sentence before it, so that nothing may come between them without taking
     over the reference: a he / she with no name before it, it / they / them, this / these / those / that,
-    adverbial "there", we / our / us, "the rest", "then", "the same", "the resulting", an opening ordinal or
-    partitive ("A third says 25", "One of the boxes"), or a sentence led by a bare number ("3 of the albums")."""
+    adverbial "there", we / our / us, "the rest", "then", "the same", "the resulting", "the other", an opening
+    ordinal, partitive or "another" ("A third says 25", "One of the boxes", "Another says 20 more than the first
+    one"), or a sentence led by a bare number ("3 of the albums")."""
     plain = outside_maths(sentence, tex)
     return bool(
         bare_pronoun(sentence, tex)
@@ -552,8 +553,8 @@ _POINTING = re.compile(
     re.I,
 )
 _LEANS_BACK = re.compile(
-    r"\b(?:we|our|us|then|the rest|rest of|the remaining|the same|the resulting)\b|"
-    r"^\W*(?:a|the|one)\s+(?:half|third|quarter|fourth|fifth|sixth|tenth|second|other)\b|^\W*one of\b",
+    r"\b(?:we|our|us|then|the rest|rest of|the remaining|the same|the resulting|the first one|the other)\b|"
+    r"^\W*(?:a|the|one)\s+(?:half|third|quarter|fourth|fifth|sixth|tenth|second|other)\b|^\W*(?:one of|another)\b",
     re.I,
 )
 
