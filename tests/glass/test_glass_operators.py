@@ -388,6 +388,10 @@ def test_distractors_never_follow_the_question_or_split_quotes_lists_and_back_re
     note = "In triangle $PQR,$ $p = 2$ and $q = 3.$  Find $\\angle P,$ in degrees.\n\nNote: $p$ is opposite $P$."
     assert insertion_point(note, True) == 0
     assert insertion_point("Let $x = 2$. If $y = x + 1$, compute $y$. Note: $y$ is real.", True) == 1
+    # an instruction about the answer's form belongs to the question before it (issue 31: math-564)
+    assert insertion_point("Let $x > 1$. If $x^2 = 4$, solve for $x$. Express your answer as a fraction.", True) == 1
+    assert insertion_point("There are primes $p$ with no solution. Determine the sum of all such $p$.", True) == 0
+    assert insertion_point("Two sides are 18 and 29. If the third side is an integer, what is its range?", True) == 0
     # inside quoted speech: out of the quote
     speech = 'Ann says, "I have 3 pens. Here is one more." Bob says, "Then how many are left?"'
     assert insertion_point(speech) == 0

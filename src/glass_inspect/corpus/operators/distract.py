@@ -169,12 +169,19 @@ def _guarded(seg: Segments, q: int, tex: bool) -> bool:
 
 def _last_query_clause(sentences: Sequence[str], tex: bool) -> int:
     """The last sentence holding a question mark or an imperative clause (a capitalised task verb anywhere, or
-    one after a comma: "If $x = 2$, find $y$."); the last sentence when none does."""
-    for i in range(len(sentences) - 1, -1, -1):
-        plain = outside_maths(sentences[i], tex)
-        if "?" in plain or _IMPERATIVE_CLAUSE.search(plain):
-            return i
-    return len(sentences) - 1
+    one after a comma: "If $x = 2$, solve for $x$."), not counting trailing instructions about the answer's form
+    ("Express your answer ...", "Enter ...", "Note: ..."), which belong to the question before them; the last
+    sentence when none does."""
+    asks = [i for i, s in enumerate(sentences) if _asks(outside_maths(s, tex))]
+    tasks = [i for i in asks if not _ANSWER_FORM.match(outside_maths(sentences[i], tex))]
+    return (tasks or asks or [len(sentences) - 1])[-1]
+
+
+def _asks(plain: str) -> bool:
+    return "?" in plain or bool(_IMPERATIVE_CLAUSE.search(plain))
+
+
+_ANSWER_FORM = re.compile(r"\W*(?:express|enter|give|write|round|note|your answer|answer)\b", re.I)
 
 
 _TASK = r"find|compute|evaluate|determine|simplify|express|calculate|solve|enter|give|write|prove|show|list"

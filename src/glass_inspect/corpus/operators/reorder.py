@@ -533,7 +533,8 @@ def _random_linear_extension(deps: dict[int, set[int]], rng: random.Random) -> l
 def leans_on_neighbour(sentence: str, tex: bool = False) -> bool:
     """Whether ``sentence`` leans on the sentence before it, so that nothing may come between them without taking
     over the reference: a he / she with no name before it, it / they / them, this / these / those / that,
-    adverbial "there", we / our / us, "the rest", "then", "the same", "the resulting", "the other", an opening
+    adverbial "there", we / our / us, "such", "the rest", "then", "the same", "the resulting", "the other", "the
+    third side" / "the first one", an opening
     ordinal, partitive or "another" ("A third says 25", "One of the boxes", "Another says 20 more than the first
     one"), or a sentence led by a bare number ("3 of the albums")."""
     plain = outside_maths(sentence, tex)
@@ -553,7 +554,8 @@ _POINTING = re.compile(
     re.I,
 )
 _LEANS_BACK = re.compile(
-    r"\b(?:we|our|us|then|the rest|rest of|the remaining|the same|the resulting|the first one|the other)\b|"
+    r"\b(?:we|our|us|then|such|the rest|rest of|the remaining|the same|the resulting|the other|"
+    r"the (?:first|second|third|fourth|fifth|last) (?:one|side|term|number|part))\b|"
     r"^\W*(?:a|the|one)\s+(?:half|third|quarter|fourth|fifth|sixth|tenth|second|other)\b|^\W*(?:one of|another)\b",
     re.I,
 )
