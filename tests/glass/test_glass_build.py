@@ -406,3 +406,9 @@ def test_builtin_math_borrows_distractors_from_the_builtin_gsm_problems(tmp_path
     # the same build twice is byte-identical; the gsm built-in is unchanged (its own problems lend)
     assert _files(out) == _files(build_builtin("math", tmp_path / "m2"))
     assert read_corpus_info(build_builtin("gsm", tmp_path / "g"))["params"]["own_donors"] is True
+
+
+def test_an_unknown_reorder_route_is_refused_before_reading(tmp_path):
+    with pytest.raises(SuiteInputError, match="reorder 'loose': choose graph or adjudicated"):
+        build_corpus("gsm", tmp_path / "missing.jsonl", tmp_path / "out", reorder="loose")
+    assert not (tmp_path / "out").exists()
