@@ -34,6 +34,7 @@ from glass_inspect.corpus.contract import (
     read_manifest,
     read_pool,
 )
+from glass_inspect.corpus.operators import NEEDS_ADJUDICATION
 
 
 @dataclass(frozen=True)
@@ -139,9 +140,23 @@ def build_samples(pool: dict[str, TextRecord], pairs: dict[int, list[PairRecord]
     return list(samples.values())
 
 
+def refuse_unadjudicated(corpus: Path, pool: dict[str, TextRecord]) -> None:
+    """Stop before any model call when the corpus holds twins flagged ``needs_adjudication`` (``glass-build
+    --reorder adjudicated``) and has not been through the No-Op audit: their answers are not known to be kept."""
+    waiting = sum(NEEDS_ADJUDICATION in r.audit_flags for r in pool.values())
+    if waiting and not read_corpus_info(corpus).get("audited"):
+        raise SuiteInputError(
+            f"{corpus}: {waiting} twins need adjudication (built with --reorder adjudicated): run `inspect eval "
+            f"glass_inspect/noop_audit -T corpus={corpus} --model-role adjudicator=MODEL`, then `glass-build audit "
+            f"LOG --pool {corpus} --out DIR`, and evaluate DIR."
+        )
+
+
 def glass_dataset(selection: GlassSelection) -> tuple[Dataset, dict[str, Any]]:
-    """The eval dataset and the ``glass`` task metadata (corpus, suite, manifests with sha256) of a selection."""
+    """The eval dataset and the ``glass`` task metadata (corpus, suite, manifests with sha256) of a selection;
+    a corpus with unadjudicated twins is refused (``refuse_unadjudicated``)."""
     pool = load_pool(selection.corpus)
+    refuse_unadjudicated(selection.corpus, pool)
     pairs = selected_pairs(selection, pool)
     samples = build_samples(pool, pairs)
     if not samples:

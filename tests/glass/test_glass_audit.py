@@ -234,3 +234,49 @@ def test_capture_guard_knows_agent_nouns_the_old_list_missed():
         assert DROP_CAPTURE in structural_audit(base, person, "90").drops, person
     for thing in ("A computer has 16 keys.", "A pond holds 300 liters of water.", "A box is 3 inches longer."):
         assert DROP_CAPTURE not in structural_audit(base, thing, "90").drops, thing
+
+
+def test_adjudicated_reorder_route_end_to_end(scripted, tmp_path):
+    from glass_inspect.corpus.builtin import build_builtin
+    from glass_inspect.task import glassgsm
+
+    raw = tmp_path / "raw"
+    argv = ["--suite", "gsm", "--source", str(_builtin_gsm()), "--out", str(raw), "--limit", "16", "--doses", "9"]
+    assert main([*argv, "--reorder", "adjudicated"]) == 0
+    same = build_builtin("gsm", tmp_path / "same", reorder="adjudicated", limit=16, doses=(9,))
+    assert read_pool(raw) == read_pool(same)
+    info = read_corpus_info(raw)
+    reorders = [r for r in read_pool(raw) if r.operator == "sentence_reorder"]
+    assert info["params"]["reorder"] == "adjudicated" and reorders
+    assert all(r.audit_flags == ["needs_adjudication"] for r in reorders)
+    assert info["counts"]["needs_adjudication"] == len(reorders)
+    # the eval refuses the unadjudicated corpus, naming both commands
+    with pytest.raises(SuiteInputError, match=r"noop_audit .*glass-build audit"):
+        glassgsm(corpus=str(raw))
+
+    # a scripted adjudicator drops every other reorder twin, keeps the rest
+    moved = {r.text for r in sorted(reorders, key=lambda r: r.text_id)[::2]}
+    assert moved and len(moved) < len(reorders)
+
+    def reply(prompt: str) -> str:
+        return "VERDICT: CHANGES" if _twin_of(prompt) in moved else "VERDICT: PRESERVES"
+
+    [log] = eval(
+        noop_audit(corpus=str(raw)),
+        model=scripted("must not be called"),
+        model_roles={"adjudicator": scripted(reply)},
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    audited = tmp_path / "audited"
+    assert main(["audit", log.location, "--pool", str(raw), "--out", str(audited)]) == 0
+    kept = [r for r in read_pool(audited) if r.operator == "sentence_reorder"]
+    assert {r.text for r in kept} == {r.text for r in reorders} - moved
+    assert read_corpus_info(audited)["counts"]["noop_audit"]["dropped"] == {"noop_changes": len(moved)}
+    task = glassgsm(corpus=str(audited), doses="9")
+    assert not moved & {s.input for s in task.dataset}
+    assert any(s.metadata["operator"] == "sentence_reorder" for s in task.dataset)
+
+
+def _builtin_gsm():
+    return resources.files("glass_inspect.corpus").joinpath("data/gsm_builtin.jsonl")

@@ -250,9 +250,9 @@ REAL = [("gsm", "data/gsm8k/test.jsonl"), ("math", "data/hendrycks_math/test.jso
 @pytest.mark.parametrize(("suite", "path"), REAL)
 def test_build_on_a_slice_of_the_real_test_sets(suite, path, shared_dir, tmp_path):
     out = tmp_path / suite
-    # as documented: distractors lent by GSM8K train problems (for MATH only those: glass_inspect.corpus.build)
+    # as documented: distractors lent by GSM8K train problems only (the default with --donors)
     train = shared_dir / "data/gsm8k/train.jsonl"
-    donors = ["--donors", f"gsm:{train}", "--no-own-donors"] if suite == "math" else ["--donors", str(train)]
+    donors = ["--donors", f"gsm:{train}"] if suite == "math" else ["--donors", str(train)]
     assert (
         main(["--suite", suite, "--source", str(shared_dir / path), "--out", str(out), "--limit", "20", *donors]) == 0
     )
@@ -271,6 +271,9 @@ def test_build_on_a_slice_of_the_real_test_sets(suite, path, shared_dir, tmp_pat
             if p.operator == "irrelevant_context":
                 assert all("?" not in s for s in twin.changes["inserted"])
                 assert twin.text.endswith(segment_query_tail(texts[p.base_id].text, suite))
+    lent = {d for r in pool if r.operator == "irrelevant_context" for d in r.changes["donors"]}
+    assert lent and all(d.startswith("donor0-") for d in lent)  # no test problem lends a sentence
+    assert info["counts"]["donors"]["own_problems"] is False
     if suite == "gsm":
         assert texts["gsm-0"].answer == "18"
         assert info["counts"]["distractor_diversity"]["pool"]["distinct"] > 0
@@ -355,6 +358,35 @@ def test_open_money_query_bases_get_no_money_distractors(tmp_path):
     assert any("$" in s for r in twins if r.base_id == "gsm-1" for s in r.changes["inserted"])
 
 
+def test_donors_are_the_given_sources_unless_own_donors_is_asked_for(tmp_path):
+    rows = [
+        {"question": "Ann has 4 pens. Ann buys 3 cups. How many pens does Ann have?", "answer": "#### 4"},
+        {"question": "A farm has 30 goats. A barn holds 9 bales. How many goats are there?", "answer": "#### 30"},
+    ]
+    src = _write(tmp_path / "src.jsonl", rows)
+    train = _write(
+        tmp_path / "train.jsonl",
+        [{"question": f"A road is {k} kilometers long. How long?", "answer": "#### 1"} for k in range(11, 15)],
+    )
+
+    def lenders(out: Path) -> set[str]:
+        pool = read_pool(out)
+        return {d.split("-")[0] for r in pool if r.operator == "irrelevant_context" for d in r.changes["donors"]}
+
+    train_only = main(["--suite", "gsm", "--source", src, "--out", str(tmp_path / "a"), "--donors", train])
+    assert train_only == 0 and lenders(tmp_path / "a") == {"donor0"}
+    assert read_corpus_info(tmp_path / "a")["counts"]["donors"]["own_problems"] is False
+    argv = ["--suite", "gsm", "--source", src, "--out", str(tmp_path / "b"), "--donors", train, "--own-donors"]
+    assert main(argv) == 0 and lenders(tmp_path / "b") == {"donor0", "gsm"}
+    assert read_corpus_info(tmp_path / "b")["counts"]["donors"]["own_problems"] is True
+    # no --donors: the source's own problems are the only donors, and corpus.json says so
+    assert main(["--suite", "gsm", "--source", src, "--out", str(tmp_path / "c")]) == 0
+    assert read_corpus_info(tmp_path / "c")["counts"]["donors"]["own_problems"] is True
+    with pytest.raises(SystemExit) as stopped:  # the flag of versions before 3-A: the default now
+        main(["--suite", "gsm", "--source", src, "--out", str(tmp_path / "d"), "--no-own-donors"])
+    assert stopped.value.code == 2
+
+
 def test_builtin_math_borrows_distractors_from_the_builtin_gsm_problems(tmp_path):
     from glass_inspect.corpus.build import write_out_currency
     from glass_inspect.corpus.builtin import build_builtin
@@ -374,3 +406,9 @@ def test_builtin_math_borrows_distractors_from_the_builtin_gsm_problems(tmp_path
     # the same build twice is byte-identical; the gsm built-in is unchanged (its own problems lend)
     assert _files(out) == _files(build_builtin("math", tmp_path / "m2"))
     assert read_corpus_info(build_builtin("gsm", tmp_path / "g"))["params"]["own_donors"] is True
+
+
+def test_an_unknown_reorder_route_is_refused_before_reading(tmp_path):
+    with pytest.raises(SuiteInputError, match="reorder 'loose': choose graph or adjudicated"):
+        build_corpus("gsm", tmp_path / "missing.jsonl", tmp_path / "out", reorder="loose")
+    assert not (tmp_path / "out").exists()

@@ -224,6 +224,8 @@ def test_reorder_of_a_one_person_text_introduces_the_person_by_name():
 
 def test_rename_leaves_place_names_and_keeps_pronouns_consistent():
     assert person_names("Tom drove from San Diego to Lake Tahoe. How far did he go?") == {"Tom": "male"}
+    # an imperative opener is no first half of a two-word name (issue 31: "Suppose Karen")
+    assert person_names("Suppose Karen has 3 pens. Let Omar have 2. How many?") == {"Karen": "female", "Omar": "male"}
     text = "Jordan has 3 pens. She buys 2 more. How many pens does she have?"
     for seed in range(10):
         new = entity_rename(text, seed).changes["names"]["Jordan"]
@@ -377,3 +379,53 @@ def test_what_the_third_math_distractor_audit_found_is_refused():
     assert insertion_point(text, True) == 0
     assert insertion_point("Two numbers add to 22. What is the greater number?", True) == 0
     assert insertion_point("Ann has 22 pens. Bob has 3 cups. What is the number of pens Ann has?") == 2
+
+
+def test_distractors_never_follow_the_question_or_split_quotes_lists_and_back_references():
+    from glass_inspect.corpus.operators.distract import insertion_point
+
+    # the question is a clause inside the first sentence (its period is maths): nothing after it
+    note = "In triangle $PQR,$ $p = 2$ and $q = 3.$  Find $\\angle P,$ in degrees.\n\nNote: $p$ is opposite $P$."
+    assert insertion_point(note, True) == 0
+    assert insertion_point("Let $x = 2$. If $y = x + 1$, compute $y$. Note: $y$ is real.", True) == 1
+    # an instruction about the answer's form belongs to the question before it (issue 31: math-564)
+    assert insertion_point("Let $x > 1$. If $x^2 = 4$, solve for $x$. Express your answer as a fraction.", True) == 1
+    assert insertion_point("There are primes $p$ with no solution. Determine the sum of all such $p$.", True) == 0
+    assert insertion_point("Two sides are 18 and 29. If the third side is an integer, what is its range?", True) == 0
+    # inside quoted speech: out of the quote
+    speech = 'Ann says, "I have 3 pens. Here is one more." Bob says, "Then how many are left?"'
+    assert insertion_point(speech) == 0
+    # between numbered items, and between a lead-in and its items
+    items = "Answer the following questions.\n\n1. Is $2 > 1$?\n\n2. Is $3 > 4$?"
+    assert insertion_point(items, True) == 0
+    # the question leans on the sentence before ("them"), which opens on a back reference: moved up past both
+    for tail in (
+        "The rest are blue.",
+        "Then Ann buys 2 more.",
+        "A third says 25.",
+        "One of the boxes is empty.",
+        "3 of the boxes are red.",
+        "We keep 4 of them.",
+        "Ben buys the same number.",
+        "Ben sells the resulting stack.",
+        "Another says 20 more than the first one.",
+    ):
+        assert insertion_point(f"Ann has 12 boxes. {tail} How many of them are green?") == 0, tail
+    # a sentence leaning on nothing stops the move (the guard is not always on)
+    assert insertion_point("Ann has 12 boxes. Ben has 4 cups. How many of them are green?") == 1
+
+
+def test_math_letters_in_donor_prose_collide_with_the_target():
+    from glass_inspect.corpus.audit import DROP_VARIABLE, structural_audit
+    from glass_inspect.corpus.operators import prose_letters
+
+    assert prose_letters("Team A beat teams B and C. A pen costs 2 dollars. I have 3. It's Bob's.", True) == {
+        "A",
+        "B",
+        "C",
+    }
+    assert prose_letters("A is 60 degrees.", True) == {"A"}
+    triangle = "In triangle $ABC$, $AB = 3$ and $BC = 4$. Find $\\angle A$."
+    assert DROP_VARIABLE in structural_audit(triangle, ["A is 60 degrees and B is 2 more."], "30", tex=True).drops
+    assert DROP_VARIABLE in structural_audit(triangle, ["Team C won 4 games."], "30", tex=True).drops
+    assert DROP_VARIABLE not in structural_audit(triangle, ["A pen costs 4 dollars."], "30", tex=True).drops

@@ -46,6 +46,7 @@ from glass_inspect.corpus.operators import (
     mentions_gender,
     outside_maths,
     person_names,
+    prose_letters,
     query_nouns,
     setup_sentence,
 )
@@ -223,8 +224,9 @@ class StructuralAudit:
 
 def maths_symbols(text: str) -> set[str]:
     """Letters inside the maths spans of a LaTeX text (variables, function names, points), implicit products
-    included (``$ax+bx$`` gives a, b, x); ``\\text{}`` contents and command names are ignored."""
-    return maths_letters(text)
+    included (``$ax+bx$`` gives a, b, x; ``\\text{}`` contents and command names ignored), and the letters
+    standing alone in its prose ("Team A", "angles A, B, and C": ``prose_letters``)."""
+    return maths_letters(text) | prose_letters(text, True)
 
 
 class _Base(NamedTuple):

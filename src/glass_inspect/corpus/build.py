@@ -49,7 +49,9 @@ from glass_inspect.corpus.contract import (
     write_corpus_dir,
 )
 from glass_inspect.corpus.operators import (
+    NEEDS_ADJUDICATION,
     Twin,
+    adjudicated_reorder,
     derive_seed,
     donor_run,
     entity_rename,
@@ -64,6 +66,11 @@ from glass_inspect.corpus.operators import (
 from glass_inspect.corpus.sources import Problem, load_source, source_sha
 
 _SHORT = {"entity_rename": "rename", "sentence_reorder": "reorder"}
+REORDER_MODES = ("graph", "adjudicated")
+
+
+def _surface_flags(twin: Twin) -> tuple[str, ...]:
+    return (NEEDS_ADJUDICATION,) if twin.changes.get(NEEDS_ADJUDICATION) else ()
 
 
 # ------------------------------------------------------------------------------------------------ twins
@@ -81,19 +88,22 @@ class _Candidates:
         m: int,
         tex: bool,
         stats: dict[str, Counter],
+        reorder: str = "graph",
     ):
         self.p, self.donors, self.seed, self.tries, self.tex, self.stats = p, donors, seed, m, tex, stats
+        reorder_op = adjudicated_reorder if reorder == "adjudicated" else sentence_reorder
         self.by_family: dict[str, list[tuple[str, Twin]]] = {
             "entity_rename": self._distinct(
                 "entity_rename", k, lambda s: entity_rename(p.text, s, tex=tex, answer=p.answer)
             ),
-            # MATH: no reordering (a hand audit found most MATH reorders defective: procedures, dialogue, LaTeX
-            # environments, examples before definitions); counted as bases without a reorder twin
+            # MATH: no graph reordering (a hand audit found most MATH reorders defective: procedures, dialogue,
+            # LaTeX environments, examples before definitions); counted as bases without a reorder twin. The
+            # adjudicated route reorders MATH too (the adjudicator drops what changes the answer).
             "sentence_reorder": []
-            if tex
-            else self._distinct("sentence_reorder", k, lambda s: sentence_reorder(p.text, s, tex=tex)),
+            if tex and reorder == "graph"
+            else self._distinct("sentence_reorder", k, lambda s: reorder_op(p.text, s, tex=tex)),
         }
-        if tex:
+        if tex and reorder == "graph":
             self.stats["no_twin"]["sentence_reorder"] += 1
         self.by_size: dict[int, list[tuple[str, Twin, tuple[str, ...]]]] = {}
         self.accept = distractor_filter(p.text, p.answer, tex=tex)
@@ -230,7 +240,8 @@ def build_corpus(
     overwrite: bool = False,
     source_label: str | None = None,
     donor_sources: Sequence[str | Path] = (),
-    own_donors: bool = True,
+    own_donors: bool | None = None,
+    reorder: str = "graph",
 ) -> Path:
     """Build a corpus directory (pool.jsonl, manifests/m{m}.jsonl, corpus.json; layout in glass_inspect.corpus).
 
@@ -248,11 +259,19 @@ def build_corpus(
         skip_bad_rows: Skip malformed records (counted in corpus.json) instead of stopping.
         overwrite: Replace an existing ``out``.
         source_label: What corpus.json names as the source (default: ``source`` as given).
-        donor_sources: Further sources of the same suite whose setup sentences may serve as distractors (besides
-            the source's own problems); ``gsm:PATH`` lends GSM8K sentences to a MATH build (currency written
-            out). Recorded in corpus.json by name and sha256.
-        own_donors: Whether the source's own problems lend distractors too (False: only ``donor_sources``).
+        donor_sources: Sources whose setup sentences serve as distractors (GSM8K train for both suites);
+            ``gsm:PATH`` lends GSM8K sentences to a MATH build (currency written out). Recorded in corpus.json
+            by name and sha256.
+        own_donors: Whether the source's own problems lend distractors too. Default: only when no
+            ``donor_sources`` are given, so a build from a test set with train donors never splices in
+            sentences of other test problems (which the model also meets as bases); corpus.json
+            ``counts.donors.own_problems`` says which.
+        reorder: ``graph`` (the constraint graph's safe orders, ``operators.reorder``) or ``adjudicated`` (every
+            order the certain graph admits, each twin flagged ``needs_adjudication``: the corpus is evaluated
+            only after ``noop_audit`` + ``glass-build audit``; ``operators.adjudicated``).
     """
+    if reorder not in REORDER_MODES:
+        raise SuiteInputError(f"reorder {reorder!r}: choose {' or '.join(REORDER_MODES)}.")
     doses = tuple(sorted({int(d) for d in doses}))
     if not doses or doses[0] < 1:
         raise SuiteInputError(f"doses must be positive integers, got {doses!r}.")
@@ -261,11 +280,11 @@ def build_corpus(
         suite, str(source), split=split, hub_config=hub_config, limit=limit, skip_bad_rows=skip_bad_rows
     )
     tex = suite == "math"
-    donor_problems = list(problems)
+    if own_donors is None:
+        own_donors = not donor_sources
+    donor_problems = list(problems) if own_donors else []
     donor_info: list[dict[str, Any]] = []
-    donors = [(q.base_id, donor_run(segment(q.text, tex).setup, tex)) for q in problems] if own_donors else []
-    if not own_donors:
-        donor_problems = []
+    donors = [(q.base_id, donor_run(segment(q.text, tex).setup, tex)) for q in donor_problems]
     for extra in donor_sources:
         donor_suite, path = _donor_spec(str(extra), suite)
         more, _ = load_source(donor_suite, path, split=split, skip_bad_rows=True)
@@ -281,9 +300,9 @@ def build_corpus(
     manifests: dict[int, list[PairRecord]] = {m: [] for m in doses}
     sizes_used: dict[int, Counter] = {m: Counter() for m in doses}
     for p in problems:
-        cands = _Candidates(p, donors, seed, surface_twins, max_distractors, tex, stats)
+        cands = _Candidates(p, donors, seed, surface_twins, max_distractors, tex, stats, reorder)
         twins: dict[str, tuple[Twin, tuple[str, ...]]] = {
-            i: (t, ()) for f in TWIN_FAMILIES[:2] for i, t in cands.by_family[f]
+            i: (t, _surface_flags(t)) for f in TWIN_FAMILIES[:2] for i, t in cands.by_family[f]
         }
         used: set[str] = set()
         for m in doses:
@@ -303,6 +322,7 @@ def build_corpus(
         pool += [_record(p, suite, i, *twins[i]) for i in twins if i in used]  # candidate order: deterministic
     counts = _counts(problems, skipped, pool, manifests, sizes_used, stats)
     counts["donors"] = {
+        "own_problems": own_donors,
         "problems": len(donor_problems),
         "lending": len(donors),
         "sentences": sum(len(s) for _, s in donors),
@@ -320,6 +340,7 @@ def build_corpus(
             "surface_twins": surface_twins,
             "max_distractors": max_distractors,
             "own_donors": own_donors,
+            "reorder": reorder,
             "skip_bad_rows": skip_bad_rows,
         },
         "counts": counts,
@@ -347,6 +368,7 @@ def _counts(problems, skipped, pool, manifests, sizes_used, stats) -> dict[str, 
             "flagged_in_pool": dict(sorted(flagged.items())),
         },
         "pool_twins": dict(sorted(Counter(r.operator for r in twins).items())),
+        "needs_adjudication": flagged[NEEDS_ADJUDICATION],
         "unique_twins_per_base": round(sum(per_base.values()) / len(problems), 3),
         "pairs": pairs,
         "family_shares": {f"m{m}": _shares_of(rows) for m, rows in manifests.items()},

@@ -29,6 +29,7 @@ _BUILD_INPUTS = (
     "corpus/operators/text.py",
     "corpus/operators/names.py",
     "corpus/operators/reorder.py",
+    "corpus/operators/adjudicated.py",
     "corpus/operators/distract.py",
     "corpus/audit.py",
     "corpus/build.py",

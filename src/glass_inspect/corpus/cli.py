@@ -25,7 +25,7 @@ from causal_suite.files import write_text_atomic
 from causal_suite.params import cli_integer
 from glass_inspect.answers import SUITES
 from glass_inspect.corpus.audit import apply_audit
-from glass_inspect.corpus.build import build_corpus
+from glass_inspect.corpus.build import REORDER_MODES, build_corpus
 from glass_inspect.corpus.contract import DEFAULT_DOSES, FAMILIES, parse_doses, read_pool
 from glass_inspect.corpus.hand_audit import (
     defect_table,
@@ -86,13 +86,21 @@ def _build_parser() -> argparse.ArgumentParser:
         "--donors",
         action="append",
         default=[],
-        help="a further source of the same suite whose setup sentences may serve as distractors "
-        "(repeatable; recommended for both suites: GSM8K train, written gsm:FILE for a MATH build)",
+        help="a source whose setup sentences serve as distractors (repeatable; recommended for both suites: "
+        "GSM8K train, written gsm:FILE for a MATH build); with --donors the source's own problems lend none",
     )
     ap.add_argument(
-        "--no-own-donors",
+        "--own-donors",
         action="store_true",
-        help="take distractors only from --donors, not from the source's own problems",
+        help="let the source's own problems lend distractors beside --donors (a test set then lends sentences "
+        "of its own problems, which the model also meets as bases)",
+    )
+    ap.add_argument(
+        "--reorder",
+        choices=REORDER_MODES,
+        default="graph",
+        help="graph: only the constraint graph's safe orders; adjudicated: every order not forbidden for certain, "
+        "flagged needs_adjudication (run noop_audit and glass-build audit before evaluating; MATH reordered too)",
     )
     ap.add_argument("--force", action="store_true", help="replace an existing output directory")
     return ap
@@ -184,7 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         skip_bad_rows=args.skip_bad_rows,
         overwrite=args.force,
         donor_sources=args.donors,
-        own_donors=not args.no_own_donors,
+        own_donors=True if args.own_donors else None,
+        reorder=args.reorder,
     )
     wall = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

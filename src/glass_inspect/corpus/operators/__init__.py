@@ -2,9 +2,11 @@
 
 Each operator is a pure function of (problem text, seed, inputs): the same arguments give the same twin on any
 machine. ``text`` holds what they share (seeding, ``Twin``, ``segment``); ``names`` the renaming family,
-``reorder`` the reordering family, ``distract`` distractor injection.
+``reorder`` the reordering family (``adjudicated`` its loose variant for the No-Op adjudicator), ``distract``
+distractor injection.
 """
 
+from glass_inspect.corpus.operators.adjudicated import NEEDS_ADJUDICATION, adjudicated_reorder, certain_references
 from glass_inspect.corpus.operators.distract import (
     capture_risk,
     donor_run,
@@ -33,15 +35,19 @@ from glass_inspect.corpus.operators.text import (
     maths_letters,
     mentions_money,
     outside_maths,
+    prose_letters,
     segment,
 )
 
 __all__ = [
     "CALENDAR_WORDS",
+    "NEEDS_ADJUDICATION",
     "TITLE_WORDS",
     "Twin",
+    "adjudicated_reorder",
     "back_references",
     "capture_risk",
+    "certain_references",
     "derive_seed",
     "donor_run",
     "entity_rename",
@@ -58,6 +64,7 @@ __all__ = [
     "person_names",
     "person_noun",
     "person_nouns_in",
+    "prose_letters",
     "query_nouns",
     "repairable_people",
     "segment",

@@ -25,6 +25,7 @@ from glass_inspect.corpus.operators.text import (
     MONEY,
     NUMBER_TOKEN,
     STOP_WORDS,
+    Segments,
     Twin,
     content_words,
     outside_maths,
@@ -137,19 +138,68 @@ def irrelevant_context(
 
 @lru_cache(maxsize=4096)
 def insertion_point(text: str, tex: bool = False) -> int:
-    """Index of the sentence the distractors go before: the query, moved up past every sentence that leans on the
-    one before it (``reorder.leans_on_neighbour``: "How much does it cost to fill?", "At this rate, ...") and past
-    a lead-in ending with ":", so an injected sentence never stands between a reference and its referent (0: the
-    distractors open the problem)."""
+    """Index of the sentence the distractors go before (0: the distractors open the problem).
+
+    Start: the sentence holding the query (``segment``), or an earlier one holding the text's last question or
+    imperative clause ("In triangle $ABC$, ... Find $3A + 2B$. Note: ..."), so no insertion ever follows the
+    question. Then moved up past every sentence that leans on the one before it (``reorder.leans_on_neighbour``:
+    pronouns, pointing words, "the rest", "then", "A third", "we", "the same", a number-led ellipsis; "the
+    greater number"), past a lead-in ("the following", "below", a ":") and its display, past a numbered item,
+    and out of quoted speech, so an injected sentence never stands between a reference and its referent."""
     seg = segment(text, tex)
-    q = seg.query
-    while q > 0 and (
-        leans_on_neighbour(seg.sentences[q], tex)
-        or _NUMBER_REFERENCE.search(outside_maths(seg.sentences[q], tex))
-        or outside_maths(seg.sentences[q - 1], tex).rstrip().endswith(":")
-    ):
+    q = min(seg.query, _last_query_clause(seg.sentences, tex))
+    while q > 0 and _guarded(seg, q, tex):
         q -= 1
     return q
+
+
+def _guarded(seg: Segments, q: int, tex: bool) -> bool:
+    """Whether no sentence may be inserted right before sentence ``q`` (see ``insertion_point``)."""
+    here, before = (outside_maths(s, tex) for s in (seg.sentences[q], seg.sentences[q - 1]))
+    return bool(
+        leans_on_neighbour(seg.sentences[q], tex)
+        or _NUMBER_REFERENCE.search(here)
+        or before.rstrip().endswith(":")
+        or _LEAD_IN.search(before)
+        or _DISPLAY_START.match(seg.sentences[q])
+        or _LIST_ITEM.match(here)
+        or _open_quote(seg.prefix + "".join(s + sep for s, sep in zip(seg.sentences[:q], seg.seps, strict=False)))
+    )
+
+
+def _last_query_clause(sentences: Sequence[str], tex: bool) -> int:
+    """The last sentence holding a question mark or an imperative clause (a capitalised task verb anywhere, or
+    one after a comma: "If $x = 2$, solve for $x$."), not counting trailing instructions about the answer's form
+    ("Express your answer ...", "Enter ...", "Note: ..."), which belong to the question before them; the last
+    sentence when none does."""
+    asks = [i for i, s in enumerate(sentences) if _asks(outside_maths(s, tex))]
+    tasks = [i for i in asks if not _ANSWER_FORM.match(outside_maths(sentences[i], tex))]
+    return (tasks or asks or [len(sentences) - 1])[-1]
+
+
+def _asks(plain: str) -> bool:
+    return "?" in plain or bool(_IMPERATIVE_CLAUSE.search(plain))
+
+
+_ANSWER_FORM = re.compile(r"\W*(?:express|enter|give|write|round|note|your answer|answer)\b", re.I)
+
+
+_TASK = r"find|compute|evaluate|determine|simplify|express|calculate|solve|enter|give|write|prove|show|list"
+_IMPERATIVE_CLAUSE = re.compile(rf"(?:^|[,;:]\s+|\b[Tt]hen\s+)(?i:{_TASK})\b|\b(?:{_TASK.title()})\b")
+# a lead-in that announces a display: "the following list", "the table below", "as shown"
+_LEAD_IN = re.compile(
+    r"\b(?:following|as follows|(?:shown|listed|given|graph|graphed|table|list|chart|figure|diagram|grid)\s+below|below:)",
+    re.I,
+)
+_DISPLAY_START = re.compile(r"\s*(?:\$\$|\\\[|\\begin|\[asy\]|\|)")
+# a numbered or lettered item: "2. Is ...", "(b) ..."
+_LIST_ITEM = re.compile(r"\s*(?:\(?\d{1,3}[.)]|\([a-z]\))\s")
+
+
+def _open_quote(before: str) -> bool:
+    """Whether ``before`` ends inside quoted speech (an unclosed “ or "; a " right after a digit is inches)."""
+    straight = len(re.findall(r'(?<![\d])"', before))
+    return straight % 2 == 1 or before.count("“") > before.count("”")
 
 
 # "the greater number", "neither number", "the result": a question about numbers the setup just gave (a distractor

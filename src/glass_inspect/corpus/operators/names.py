@@ -113,7 +113,8 @@ OPENERS = frozenset(
     "a an the when if after before while as at in on by for from with without since because but and or so then "
     "once until unless though although every each this that these those last next today yesterday tomorrow "
     "tonight during how what which who where why whose there here all both some many most our my your his her "
-    "their its one two three four five six seven eight nine ten dear".split()
+    "their its one two three four five six seven eight nine ten dear suppose assume let imagine say meet help ask "
+    "tell".split()
 )
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z'’.&-]*")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from glass_inspect.corpus.operators.names import (
     CALENDAR_WORDS,
@@ -23,7 +24,9 @@ from glass_inspect.corpus.operators.names import (
 )
 from glass_inspect.corpus.operators.text import (
     NUMBER_SPAN,
+    NUMBER_TOKEN,
     STOP_WORDS,
+    Segments,
     Twin,
     content_words,
     maths_letters,
@@ -43,12 +46,12 @@ from glass_inspect.corpus.operators.text import (
 # words that tie a sentence to everything before it: anaphora, sequence and discourse markers, remainders,
 # increments, ordinals and place adverbs ("walks there and back")
 _BACK_MARKER = re.compile(
-    r"\b(that many|that much|this many|this much|the rest|rest of|remain\w*|left|leftover|then|after|afterwards?|"
+    r"\b(that many|that much|this many|this much|the rest|rest of|remain\w*|left|leftover|after|afterwards?|"
     r"later|next|finally|lastly|another|other|others|again|instead|otherwise|if not|if so|"
     r"same|now|still|this|these|those|such|both|either|neither|of them|of those|of these|meanwhile|"
-    r"in addition|additionally|besides|extra|additional|whole|entire|the last|last one|previous|"
-    r"before|already|originally|initially|each of|all of|one of|some of|none of|rest|difference|"
-    r"its|it|they|them|their|different|final|(?:the|his|her|their|its|my|your|our) new|ended up|end up|than that|in kind|likewise|similarly|here|"
+    r"in addition|additionally|besides|whole|entire|the last|last one|previous|"
+    r"before|originally|initially|each of|all of|one of|some of|none of|rest|difference|"
+    r"different|final|(?:the|his|her|their|its|my|your|our) new|ended up|end up|than that|in kind|likewise|similarly|here|"
     r"there(?!\s+(?:is|are|was|were|will|would|has|have|had|must|should|can|could|may|might|used|seems?|seemed|"
     r"exists?|remains?|lives?|lived)\b)|"
     r"of (?:that|this|those|these|it|them)|(?:did|do|does|doing|done|like|after|before|for|with|all|is|was) that|"
@@ -57,7 +60,8 @@ _BACK_MARKER = re.compile(
     r"that (?:amount|number|long|time|price|rate|distance|speed|sum|figure|cost|size|weight|age|day|week|month|"
     r"year|point|way|one|is))\b|"
     r"^\W*(?:but|so|however|thus|therefore|hence|yet|and|or|plus|though|although|that \w+)\b|"
-    r"\b(?:the|his|her|their|its|\w+'s|\w+’s)\s+(?:first|second|third|fourth|fifth|last)\b|"
+    r"\b(?:the|his|her|their|its|\w+'s|\w+’s)\s+(?:first|second|third|fourth|fifth|last)\b"
+    r"(?!\s+(?:day|week|weekend|month|year|hour|minute|morning|night|round|half|game|season|semester|quarter)s?\b)|"
     r"^\W*one\s+(?!day|week|weekend|morning|afternoon|evening|night|time|year|month|hour)[a-z]+\s+(?:is|was|has|had)\b",
     re.I,
 )
@@ -87,13 +91,13 @@ _EVENT = re.compile(
     r"finding|winning|paying|getting|borrowing|returning|donating|breaking|trading|putting|dropping|throwing|"
     r"sharing|splitting|keeping|leaving|moving|spilling|picking|collecting|making|saving|earning|charging|"
     r"ordering|renting|sending|cuts?|cutting|pass(?:es|ed)?|hands?|handed|fills?|filled|pours?|poured|"
-    r"opens?|opened|starts?|started|finish(?:es|ed)?|visits?|visited|arrives?|arrived|beats?|serves?|served|"
+    r"opens?|opened|starts?|started|finish(?:es|ed)?|complet(?:es|ed)|visits?|visited|arrives?|arrived|beats?|serves?|served|"
     r"feeds?|fed|wash(?:es|ed)|cleans?|cleaned|packs?|packed|delivers?|delivered|ships?|mails?|mailed)\b",
     re.I,
 )
 # a timeless definition ("Each box holds 6 pens", "A ticket costs $5", "There are 7 days in a week")
 _DEFINITION = re.compile(
-    r"^\s*(?:(?:each|every|one|a|an)\s+(?:\w+\s+){0,2}?(?:costs?|holds?|contains?|weighs?|has|is|takes?|needs?|"
+    r"^\s*(?:(?:each|every|one|a|an)\s+(?:\w+\s+){0,4}?(?:costs?|holds?|contains?|weighs?|has|is|takes?|needs?|"
     r"lasts?|measures?|sells? for|is worth|can hold|can carry)\b|there (?:are|is) \S+ \w+ (?:in|per) (?:a|an|each|every)\b)",
     re.I,
 )
@@ -219,7 +223,7 @@ def back_references(
       that names it ("twice as many as Ann") is a fact, ordered only against events (below);
     * **ordinals** (the first, the second, ...): after every earlier sentence holding an ordinal;
     * **events** (gives, buys, sells, ...) keep their order when they share a noun, or both touch money, or
-      they concern the same person and one is relative (half of, 20 %); a sentence that is not timeless (a
+      they concern the same person (or a person of a comparison); a sentence that is not timeless (a
       definition or a rate: "earns $10 an hour") keeps its order with an event sharing a noun or a person of
       a comparison (it may describe the state before or after the event);
     * **definite reference**: "the teacher", "the first child" after any earlier sentence holding that noun
@@ -243,41 +247,24 @@ def back_references(
     plains = [outside_maths(s, tex) for s in setup]
     content = [content_words(s, tex) for s in setup]
     names = [person_names(s, tex) for s in setup]
-    nouns = [c - {stem(n) for n in found} for c, found in zip(content, names, strict=False)]  # content words, names out
-    genders: dict[str, set[str]] = {"male": set(), "female": set()}
-    for found in names:
-        for name, g in found.items():
-            if g in genders:
-                genders[g].add(name)
+    nouns = [_things(c, found, p) for c, found, p in zip(content, names, plains, strict=True)]
+    genders = named_genders(names)
     who = [set(found) | _pronoun_people(p, genders) for p, found in zip(plains, names, strict=False)]
     money = [mentions_money(p) for p in plains]
     timeless = [_timeless(p) for p in plains]
     events = [bool(_EVENT.search(p)) and not timeless[i] for i, p in enumerate(plains)]
+    asked = content_words(query, tex)  # "Each rose needs 1 pound. ... how many roses?": the rose is the question's
     if_barriers = {0} if _INITIAL.search(plains[0]) else set()
     for j in range(1, n):
-        if (tex and not maths_letters(setup[0])) or _SPECIFIC_START.match(plains[j]):
+        if opening_scene(setup, tex) or _SPECIFIC_START.match(plains[j]):
             deps[j].add(0)  # the opening sets the scene: only a general fact ("Eggs are 75 calories each") precedes it
     for j in range(1, n):
         plain = plains[j]
-        if (
-            _BACK_MARKER.search(plain)
-            or _INCREMENT.search(plain)
-            or _ELLIPTICAL_COMPARISON.search(plain)
-            or PLURAL_PRONOUN.search(plain)
-            or plain.lstrip().startswith("(")
-            or _ELLIPSIS.search(plain)
-            or _QUANTIFIER_LED.search(plain)
-        ):
+        if _refers_back(plain):
             deps[j].update(range(j))
-        pron = bare_pronoun(setup[j], tex)
-        if pron:
-            g = "male" if MALE_PRONOUN.fullmatch(pron.group(0)) else "female"
-            if g not in people:
-                earlier = [i for i in range(j) if any(v in (g, "unisex") for v in names[i].values())]
-                if earlier and len(genders[g]) <= 1:
-                    deps[j].add(earlier[-1])
-                else:
-                    deps[j].update(range(j))
+        elif PLURAL_PRONOUN.search(plain):
+            deps[j].update({0} if _opener_pronoun(plains, j) else range(j))
+        deps[j] |= pronoun_antecedents(setup, j, tex, people, names, genders)
         if _TEMPORAL.search(plain):
             deps[j].update(i for i in range(j) if _TEMPORAL.search(plains[i]))
         if _ORDINAL.search(plain):
@@ -307,17 +294,60 @@ def back_references(
         if re.match(r"\W*(if|when|unless|assuming)\b", plain, re.I) or _INITIAL.search(plain):
             if_barriers.add(j)
         bridged = {stem(w) for w in re.findall(r"\b(?:each|every)\s+([A-Za-z]{3,})", plain, re.I)} - STOP_WORDS
-        if any(not any(w in nouns[i] for i in range(n) if i != j) for w in bridged):
+        if any(not any(w in nouns[i] for i in range(n) if i != j) and w not in asked for w in bridged):
             deps[j].update(range(j))  # "from each place": a bridging reference to what came before
         if tex:
             deps[j].update(i for i in range(j) if content[i] & content[j])
-    if _QUERY_BACK.search(outside_maths(query, tex)):
+    if query_points_back(query, tex):
         deps[n - 1].update(range(n - 1))
     for j in if_barriers:  # a condition ("If the chair is 3 feet wide.") stays where it is
         deps[j].update(range(j))
         for k in range(j + 1, n):
             deps[k].add(j)
     return deps
+
+
+def named_genders(names: Sequence[dict[str, str]]) -> dict[str, set[str]]:
+    """``male`` / ``female`` -> the names of that gender over the sentences' ``person_names``."""
+    genders: dict[str, set[str]] = {"male": set(), "female": set()}
+    for found in names:
+        for name, g in found.items():
+            if g in genders:
+                genders[g].add(name)
+    return genders
+
+
+def query_points_back(query: str, tex: bool) -> bool:
+    """Whether the query refers to the last event ("after that", "then", "this"): the last setup sentence stays
+    last."""
+    return bool(_QUERY_BACK.search(outside_maths(query, tex)))
+
+
+def opening_scene(setup: Sequence[str], tex: bool) -> bool:
+    """Whether the first sentence sets the scene and stays first: it states no number ("Janet runs a bakery.";
+    in LaTeX: it holds no maths letter)."""
+    return not maths_letters(setup[0]) if tex else not NUMBER_TOKEN.search(outside_maths(setup[0], tex))
+
+
+def pronoun_antecedents(
+    setup: Sequence[str],
+    j: int,
+    tex: bool,
+    people: dict[str, str],
+    names: Sequence[dict[str, str]],
+    genders: dict[str, set[str]],
+) -> set[int]:
+    """The earlier sentences a bare he / she of sentence ``j`` may mean: the nearest one naming a person of that
+    gender when that person is the only one, every earlier sentence when none or several are; none when
+    ``people`` names the only person of that gender (the pronoun is repaired if it moves first)."""
+    pron = bare_pronoun(setup[j], tex)
+    if not pron:
+        return set()
+    g = "male" if MALE_PRONOUN.fullmatch(pron.group(0)) else "female"
+    if g in people:
+        return set()
+    earlier = [i for i in range(j) if any(v in (g, "unisex") for v in names[i].values())]
+    return {earlier[-1]} if earlier and len(genders[g]) <= 1 else set(range(j))
 
 
 def _pronoun_people(plain: str, genders: dict[str, set[str]]) -> set[str]:
@@ -327,6 +357,50 @@ def _pronoun_people(plain: str, genders: dict[str, set[str]]) -> set[str]:
         if pattern.search(plain):
             out |= genders[g] or {"*"}
     return out
+
+
+def _things(content: frozenset[str], names: dict[str, str], plain: str) -> frozenset[str]:
+    """The words through which two sentences speak of the same thing: content words without names and event
+    verbs ("Ann buys 3 pens. Bob buys 2 cups." share no thing; units stay: "She scooped up 2 pounds" is taffy)."""
+    verbs = {stem(m.group(0).lower()) for m in _EVENT.finditer(plain)}
+    return content - {stem(n) for n in names} - verbs
+
+
+def _refers_back(plain: str) -> bool:
+    """Whether a sentence leans on everything before it: a back marker, an increment or a comparison without
+    its standard, an opening "then" ("She then sells ..."; a "then" inside the sentence joins its own clauses),
+    "additional X" / "extra X" when no X precedes it in the sentence, an opening parenthesis, an ellipsis or
+    a number-led sentence."""
+    return bool(
+        _BACK_MARKER.search(plain)
+        or _INCREMENT.search(plain)
+        or _ELLIPTICAL_COMPARISON.search(plain)
+        or _OPENING_THEN.search(plain)
+        or any(not re.search(rf"\b{re.escape(m.group(2))}", plain[: m.start()], re.I) for m in _ADDED.finditer(plain))
+        or plain.lstrip().startswith("(")
+        or _ELLIPSIS.search(plain)
+        or _QUANTIFIER_LED.search(plain)
+    )
+
+
+_OPENING_THEN = re.compile(r"^\W*(?:[\w'’]+\s+){0,2}then\b", re.I)
+_ADDED = re.compile(r"\b(additional|extra)\s+(?:\d+\s+)?([a-z]{3,})", re.I)
+_SUBJECT_PRONOUN = re.compile(r"^\W*(it|its|they|their)\b", re.I)
+
+
+def _opener_pronoun(plains: Sequence[str], j: int) -> bool:
+    """Whether the it / they of sentence ``j`` can only mean the opening sentence's subject ("A bakery sells 30
+    cakes. Each cake costs $5. It also sells 20 pies."): its one plural pronoun is its subject, and every
+    sentence between opens on the same pronoun or is about "each" / "every" thing (so names no other antecedent)."""
+    pron = _SUBJECT_PRONOUN.match(plains[j])
+    if not pron or len(PLURAL_PRONOUN.findall(plains[j])) != 1:
+        return False
+    family = {"it", "its"} if pron.group(1).lower() in ("it", "its") else {"they", "their"}
+    for plain in plains[1:j]:
+        between = _SUBJECT_PRONOUN.match(plain)
+        if not (between and between.group(1).lower() in family) and not re.match(r"\W*(each|every)\b", plain, re.I):
+            return False
+    return True
 
 
 # a sentence led by a bare number or quantifier ("One says 80.", "3 were orange", "The first needs ...")
@@ -408,6 +482,10 @@ _ADJACENT = re.compile(
 )
 
 
+# "That feature costs an extra $500.": a demonstrative opening points at the sentence just before
+_POINTING_START = re.compile(r"\W*(?:that|this|these|those|such)\s+[a-z]", re.I)
+
+
 def glued(setup: Sequence[str], tex: bool = False) -> set[int]:
     """Sentences that must stay right after the sentence before them: those whose referent is most likely that
     sentence (that amount, this, it / they, a bare number or quantifier: "3 were orange", an opening
@@ -420,6 +498,7 @@ def glued(setup: Sequence[str], tex: bool = False) -> set[int]:
             out.add(j)
         elif (
             _ADJACENT.search(plain)
+            or _POINTING_START.match(plain)
             or _QUANTIFIER_LED.search(plain)
             or _ELLIPSIS.search(plain)
             or plain.lstrip().startswith("(")
@@ -453,14 +532,19 @@ def _random_linear_extension(deps: dict[int, set[int]], rng: random.Random) -> l
 
 
 def leans_on_neighbour(sentence: str, tex: bool = False) -> bool:
-    """Whether ``sentence`` leans on the sentence before it through a pronoun or a pointing word (he / she with no
-    name before it, it / they / them, this / these / those / that, adverbial "there"): nothing may come between
-    them without taking over the reference."""
+    """Whether ``sentence`` leans on the sentence before it, so that nothing may come between them without taking
+    over the reference: a he / she with no name before it, it / they / them, this / these / those / that,
+    adverbial "there", we / our / us, "such", "the rest", "then", "the same", "the resulting", "the other", "the
+    third side" / "the first one", an opening
+    ordinal, partitive or "another" ("A third says 25", "One of the boxes", "Another says 20 more than the first
+    one"), or a sentence led by a bare number ("3 of the albums")."""
     plain = outside_maths(sentence, tex)
     return bool(
         bare_pronoun(sentence, tex)
         or PLURAL_PRONOUN.search(plain)
         or _POINTING.search(plain)
+        or _LEANS_BACK.search(plain)
+        or _QUANTIFIER_LED.search(plain)
         or plain.lstrip().startswith("(")
     )
 
@@ -468,6 +552,12 @@ def leans_on_neighbour(sentence: str, tex: bool = False) -> bool:
 _POINTING = re.compile(
     r"\b(this|these|those|that(?!\s+(?:is|was|are|were|will|would|can|could|has|have|had)\b)|"
     r"there(?!\s+(?:is|are|was|were|will|would|has|have|had|must|should|can|could|may|might)\b))\b",
+    re.I,
+)
+_LEANS_BACK = re.compile(
+    r"\b(?:we|our|us|then|such|the rest|rest of|the remaining|the same|the resulting|the other|"
+    r"the (?:first|second|third|fourth|fifth|last) (?:one|side|term|number|part))\b|"
+    r"^\W*(?:a|the|one)\s+(?:half|third|quarter|fourth|fifth|sixth|tenth|second|other)\b|^\W*(?:one of|another)\b",
     re.I,
 )
 
@@ -503,8 +593,27 @@ def sentence_reorder(text: str, seed: int, *, tex: bool = False, tries: int = 12
     tail = list(seg.sentences[seg.query :])
     people = repairable_people(text, tex)
     deps = back_references(setup, tex, people=people, query=" ".join(tail))
+    return permuted_twin(seg, deps, glued(setup, tex), people, seed, tex=tex, tries=tries)
+
+
+def permuted_twin(
+    seg: Segments,
+    deps: dict[int, set[int]],
+    glue: set[int],
+    people: dict[str, str],
+    seed: int,
+    *,
+    tex: bool,
+    tries: int,
+    note: dict[str, Any] | None = None,
+) -> Twin | None:
+    """A ``sentence_reorder`` twin whose setup order is drawn (seeded) among the orders that ``deps`` and
+    ``glue`` admit, other than the original: "also" dropped where it lost its sentence (``_drop_additive``), the
+    first mention of each of ``people`` made a name (``_name_first``); ``note`` is added to the changes. None
+    when ``tries`` draws find no such order."""
+    setup = seg.setup
+    tail = list(seg.sentences[seg.query :])
     rng = random.Random(seed)
-    glue = glued(setup, tex)
     for _ in range(tries):
         order = _block_order(deps, glue, rng)
         if order == list(range(len(setup))):
@@ -521,8 +630,11 @@ def sentence_reorder(text: str, seed: int, *, tex: bool = False, tries: int = 12
                 named.append(name)
             new = repaired
         else:
-            changes = {"order": order, "back_references": {str(j): sorted(d) for j, d in deps.items() if d}}
+            changes: dict[str, Any] = {
+                "order": order,
+                "back_references": {str(j): sorted(d) for j, d in deps.items() if d},
+            }
             if named:
                 changes["named"] = named
-            return Twin(seg.join(new + tail), "sentence_reorder", 0, seed, changes)
+            return Twin(seg.join(new + tail), "sentence_reorder", 0, seed, changes | (note or {}))
     return None

@@ -231,6 +231,27 @@ def maths_letters(text: str) -> set[str]:
     return found
 
 
+# a letter standing alone in prose ("Team A", "angles A, B, and C", "n people"), not inside a word or a contraction
+_LONE_LETTER = re.compile(r"(?<![\w'’\\])([A-Za-z])(?![\w'’])")
+# what follows an article "A" / a pronoun "I" (a lower-case word that is not a verb of a label: "A pen", "I have")
+_ARTICLE_NEXT = re.compile(r"\s+(?!(?:is|was|are|were|has|had|and|or|to|equals|lies|gets)\b)[a-z]")
+
+
+def prose_letters(text: str, tex: bool) -> set[str]:
+    """Letters standing alone in the prose of ``text`` (outside maths), which a reader takes for labels or
+    variables as much as ``$A$``: "Team A", "angles A, B, and C", "A is 60 degrees"; the article "a" / an
+    opening "A" ("A pen costs") and the pronoun "I" ("I have") are not letters."""
+    plain = outside_maths(text, tex)
+    found: set[str] = set()
+    for m in _LONE_LETTER.finditer(plain):
+        letter, head = m.group(1), plain[: m.start()].rstrip()
+        opening = letter == "A" and (not head or head[-1] in '.!?:;"“(')  # "A pen", not "Team A beat"
+        if letter == "a" or ((opening or letter == "I") and _ARTICLE_NEXT.match(plain, m.end())):
+            continue
+        found.add(letter)
+    return found
+
+
 def identity(text: str, seed: int = 0) -> Twin:
     """The placebo of §7 step 8: the base text unchanged (measures the re-sampling floor)."""
     return Twin(text, "identity", 0, seed, {})
