@@ -20,12 +20,15 @@ from causal_suite.check import check as check_logs
 from causal_suite.compare import add_arguments as add_compare_arguments
 from causal_suite.compare import run as run_compare
 from causal_suite.errors import reports_input_errors
+from causal_suite.plan import add_arguments as add_plan_arguments
+from causal_suite.plan import run as run_plan
 from causal_suite.report import add_arguments as add_report_arguments
 from causal_suite.report import build_report
 from causal_suite.rescore import add_arguments as add_rescore_arguments
 from causal_suite.rescore import inspect_command
 from causal_suite.rescore import rescore as rescore_log
 from causal_suite.scores import is_unscored
+from causal_suite.taskdoc import list_tasks
 
 DEFAULT_MODEL = "offline/gemma-3-270m"
 
@@ -159,31 +162,6 @@ def _print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
 
 
-BENCHMARK_PACKAGES = ("cobe_inspect", "glass_inspect", "causalverify_inspect")
-
-
-def registered_tasks() -> list[tuple[str, list[str]]]:
-    """(registry name, parameters) of every task the suite's inspect entry points register."""
-    import importlib
-
-    from causal_suite.inspect_compat import registry_find, registry_info
-
-    for package in BENCHMARK_PACKAGES:
-        importlib.import_module(f"{package}._registry")
-    tasks = registry_find(lambda info: info.type == "task" and info.name.split("/")[0] in BENCHMARK_PACKAGES)
-    rows = []
-    for t in tasks:
-        info = registry_info(t)
-        rows.append((info.name, [p for p in info.metadata.get("params", []) if p != "unknown_params"]))
-    return sorted(rows)
-
-
-def list_tasks() -> int:
-    for name, params in registered_tasks():
-        print(f"{name}  ({', '.join(params)})")
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="causal-suite", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -192,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--log-dir", default="logs/demo", help="where the inspect logs go (default logs/demo)")
     demo.add_argument("--full", action="store_true", help="no demo limits: all samples, the tasks' own epochs")
     demo.add_argument("--only", nargs="*", help="run only tasks whose name contains one of these strings")
-    sub.add_parser("tasks", help="list the inspect tasks the suite registers, with their parameters")
+    sub.add_parser("tasks", help="the inspect tasks the suite registers: each parameter's type, default and help")
+    planner = sub.add_parser("plan", help="samples, model requests, tokens and cost of a run, before running it")
+    add_plan_arguments(planner)
     report = sub.add_parser("report", help="tables and figures (PNG + CSV + report.md) from eval logs")
     add_report_arguments(report)
     rescore = sub.add_parser("score", help="re-score a log with its own scorers and their recorded arguments")
@@ -211,11 +191,11 @@ def main(argv: list[str] | None = None) -> int:
         "score": lambda: run_score(args),
         "compare": lambda: run_compare(args.logs, args.out),
         "report": lambda: run_report(args),
+        "plan": lambda: run_plan(args),
+        "tasks": list_tasks,
     }
     if args.command in reading_logs:  # bad input: one sentence and exit 2
         return reports_input_errors(f"causal-suite {args.command}")(reading_logs[args.command])()
-    if args.command == "tasks":
-        return list_tasks()
     return run_demo(args.model, args.log_dir, args.full, args.only)
 
 

@@ -8,7 +8,8 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.scorer import Score, Target, accuracy, scorer
 
-from causal_suite.cli import PLAN, _headline, _unscored, main, registered_tasks
+from causal_suite.cli import PLAN, _headline, _unscored, main
+from causal_suite.taskdoc import suite_tasks
 
 EXPECTED_TASKS = {
     "cobe_inspect/cobe",
@@ -21,12 +22,13 @@ EXPECTED_TASKS = {
 
 
 def test_every_task_registers_under_its_package_namespace(capsys):
-    names = {name for name, _ in registered_tasks()}
+    names = set(suite_tasks())
     assert EXPECTED_TASKS <= names
     assert {run.task for run in PLAN} <= names
     assert main(["tasks"]) == 0
     out = capsys.readouterr().out
-    assert "cobe_inspect/cobe  (data, tier, phrasings" in out
+    assert "cobe_inspect/cobe: CoBe: one sample per (scenario, phrasing)" in out
+    assert "  judge_retries (int, default 2): How many times an unreadable judge reply is asked again" in out
     assert "unknown_params" not in out
 
 
