@@ -19,6 +19,7 @@ from causal_suite.check import add_arguments as add_check_arguments
 from causal_suite.check import check as check_logs
 from causal_suite.compare import add_arguments as add_compare_arguments
 from causal_suite.compare import run as run_compare
+from causal_suite.demo_view import footnotes, metrics_of, next_block, progress_shown, shown_path, undefined_note
 from causal_suite.errors import reports_input_errors
 from causal_suite.plan import add_arguments as add_plan_arguments
 from causal_suite.plan import run as run_plan
@@ -27,8 +28,8 @@ from causal_suite.report import build_report
 from causal_suite.rescore import add_arguments as add_rescore_arguments
 from causal_suite.rescore import inspect_command
 from causal_suite.rescore import rescore as rescore_log
-from causal_suite.scores import is_unscored
 from causal_suite.taskdoc import list_tasks
+from causal_suite.unscored import log_unscored
 
 DEFAULT_MODEL = "offline/gemma-3-270m"
 
@@ -86,30 +87,23 @@ PLAN: tuple[DemoRun, ...] = (
 )
 
 
-def _headline(log: Any, names: tuple[str, ...]) -> str:
-    """The named metrics as ``name=value`` pairs (a scorer reporting one ``mean`` is named by the scorer), each
-    with its 95 % interval and n where the log has them beside it."""
-    metrics: dict[str, float] = {}
-    for score in log.results.scores if log.results else []:
-        for name, m in score.metrics.items():
-            metrics.setdefault(score.name if name == "mean" else name.split("/")[-1], m.value)
+def _headline(log: Any, names: tuple[str, ...], notes: list[tuple[int, str]]) -> str:
+    """The named metrics as ``name=value`` pairs, each with its 95 % interval and n where the log has them beside
+    it; a ``nan`` gets a footnote number, its reason appended to ``notes`` (:func:`demo_view.undefined_note`)."""
+    metrics = metrics_of(log)
+    count = log_unscored(log)
 
     def shown(name: str) -> str:
+        note = undefined_note(name, metrics, count)
+        if note is not None:
+            notes.append((len(notes) + 1, note))
+            return f"{name}=nan[{len(notes)}]"
         text = f"{name}={metrics[name]:.3f}"
         if f"{name}_low" in metrics and f"{name}_n" in metrics:
             text += f" [{metrics[f'{name}_low']:.2f}, {metrics[f'{name}_high']:.2f}] n={metrics[f'{name}_n']:.0f}"
         return text
 
     return ", ".join(shown(n) for n in names if n in metrics) or "-"
-
-
-def _unscored(log: Any) -> int:
-    """Samples (first epoch) whose first score has no value: judge or extraction failures, recorded with a reason."""
-    count = 0
-    for sample in log.samples or []:
-        if sample.epoch == 1 and sample.scores:
-            count += is_unscored(next(iter(sample.scores.values())).value)
-    return count
 
 
 def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> int:
@@ -119,10 +113,10 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
     judge_config = GenerateConfig(temperature=0.0, max_tokens=None if full else JUDGE_MAX_TOKENS)
 
     rows: list[tuple[str, str, str, str, str]] = []
+    notes: list[tuple[int, str]] = []
     failed = 0
-    for run in PLAN:
-        if only and not any(o in run.task for o in only):
-            continue
+    runs = [run for run in PLAN if not only or any(o in run.task for o in only)]
+    for number, run in enumerate(runs, start=1):
         missing = [program for program in run.requires if shutil.which(program) is None]
         if missing:  # checked before any judge model is built for a task that will not run
             rows.append(
@@ -135,10 +129,11 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
             kwargs["model_roles"] = {role: get_model(model, config=judge_config) for role in run.roles}
         if not full:
             kwargs.update({k: v for k, v in (("epochs", run.epochs), ("max_tokens", run.max_tokens)) if v is not None})
-        print(f"[demo] {run.task} ...", file=sys.stderr, flush=True)
+        print(f"[demo] task {number}/{len(runs)}: {run.task}", file=sys.stderr, flush=True)
         start = time.perf_counter()
         try:
-            [log] = inspect_eval(run.task, **kwargs)
+            with progress_shown():
+                [log] = inspect_eval(run.task, **kwargs)
         except Exception as exc:  # report every task, then fail
             failed += 1
             rows.append((run.task, "error", "-", f"{type(exc).__name__}: {exc}"[:80], "-"))
@@ -150,9 +145,10 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
         status = (
             log.status if log.status == "success" else f"{log.status}: {log.error.message[:60] if log.error else ''}"
         )
-        size = f"{n} samples ({_unscored(log)} unscored) / {wall:.0f} s"
-        rows.append((run.task, status, size, _headline(log, run.headline), log.location))
+        size = f"{n} samples ({log_unscored(log).unscored} unscored) / {wall:.0f} s"
+        rows.append((run.task, status, size, _headline(log, run.headline, notes), shown_path(log.location)))
     _print_table(("task", "status", "size", "headline metrics", "log"), rows)
+    print("\n".join(["", *footnotes(notes), "", next_block(log_dir)]).replace("\n\n\n", "\n\n"))
     return 1 if failed else 0
 
 
