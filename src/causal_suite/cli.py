@@ -19,7 +19,15 @@ from causal_suite.check import add_arguments as add_check_arguments
 from causal_suite.check import check as check_logs
 from causal_suite.compare import add_arguments as add_compare_arguments
 from causal_suite.compare import run as run_compare
-from causal_suite.demo_view import footnotes, metrics_of, next_block, progress_shown, shown_path, undefined_note
+from causal_suite.demo_view import (
+    footnotes,
+    metrics_of,
+    next_block,
+    progress_shown,
+    shown_path,
+    totals_line,
+    undefined_note,
+)
 from causal_suite.errors import reports_input_errors
 from causal_suite.plan import add_arguments as add_plan_arguments
 from causal_suite.plan import run as run_plan
@@ -116,6 +124,7 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
     notes: list[tuple[int, str]] = []
     failed = 0
     runs = [run for run in PLAN if not only or any(o in run.task for o in only)]
+    demo_start, demo_cpu = time.perf_counter(), time.process_time()
     for number, run in enumerate(runs, start=1):
         missing = [program for program in run.requires if shutil.which(program) is None]
         if missing:  # checked before any judge model is built for a task that will not run
@@ -130,7 +139,7 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
         if not full:
             kwargs.update({k: v for k, v in (("epochs", run.epochs), ("max_tokens", run.max_tokens)) if v is not None})
         print(f"[demo] task {number}/{len(runs)}: {run.task}", file=sys.stderr, flush=True)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         try:
             with progress_shown():
                 [log] = inspect_eval(run.task, **kwargs)
@@ -138,17 +147,18 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
             failed += 1
             rows.append((run.task, "error", "-", f"{type(exc).__name__}: {exc}"[:80], "-"))
             continue
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         n = len({s.id for s in log.samples or []})
         if log.status != "success":
             failed += 1
         status = (
             log.status if log.status == "success" else f"{log.status}: {log.error.message[:60] if log.error else ''}"
         )
-        size = f"{n} samples ({log_unscored(log).unscored} unscored) / {wall:.0f} s"
+        size = f"{n} samples ({log_unscored(log).unscored} unscored) / {wall:.0f} s wall, {cpu:.0f} s CPU"
         rows.append((run.task, status, size, _headline(log, run.headline, notes), shown_path(log.location)))
     _print_table(("task", "status", "size", "headline metrics", "log"), rows)
-    print("\n".join(["", *footnotes(notes), "", next_block(log_dir)]).replace("\n\n\n", "\n\n"))
+    spent = totals_line(time.perf_counter() - demo_start, time.process_time() - demo_cpu)
+    print("\n".join(["", spent, *footnotes(notes), "", next_block(log_dir)]))
     return 1 if failed else 0
 
 

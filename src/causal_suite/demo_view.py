@@ -84,6 +84,12 @@ def shown_path(location: str) -> str:
     return location if relative.startswith("..") else relative
 
 
+def totals_line(wall: float, cpu: float) -> str:
+    """The demo's own time: wall and CPU seconds, beside the machine's load (a loaded machine stretches the wall)."""
+    load = os.getloadavg()[0]
+    return f"demo: {wall:.0f} s wall, {cpu:.0f} s CPU on {os.cpu_count()} cores (load average {load:.1f})"
+
+
 def next_block(log_dir: str) -> str:
     """The closing lines: what to run next on the demo's logs."""
     return "\n".join(["next:", *(f"  {line.format(log_dir=log_dir)}" for line in NEXT_STEPS)])

@@ -22,6 +22,7 @@ def test_the_demo_shows_progress_footnotes_relative_paths_and_next_steps(tmp_pat
     assert "accuracy=nan[1]" in row  # the scripted model's replies are no verdicts: every sample unscored
     assert "[1] accuracy is nan: 3 of 3 samples unscored (grader_failed: 3), so no sample is left to score" in out
     assert out.rstrip().endswith(next_block("logs/demo"))
+    assert "samples (3 unscored) / " in row and " s CPU" in row and "\ndemo: " in out and "(load average " in out
 
 
 def test_a_conditional_rate_with_no_qualifying_sample_is_explained():
