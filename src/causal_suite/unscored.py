@@ -4,7 +4,8 @@ A sample is unscored when its first scorer recorded no value (``Score.unscored(r
 stayed unreadable, an extraction failure; see :mod:`causal_suite.scores`). The reasons are the scorers' own
 ``reason`` strings. :class:`UnscoredReport` is an inspect hook (registered by the suite's entry point) that prints
 ``<task>: N of M samples unscored (reason: count, ...)`` on stderr when a suite task ends, so a run whose metrics
-are all NaN says so on the terminal and not only in the viewer.
+are all NaN says so on the terminal and not only in the viewer. An eval run with ``display="none"`` (the Python
+API's quiet mode, the tests, the demo, which shows the count in its own table) stays silent.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.hooks import Hooks, TaskEnd, hooks
+from inspect_ai.util import display_type
 
 from causal_suite.errors import SuiteInputError
 from causal_suite.logs import LogReader
@@ -75,7 +77,7 @@ class UnscoredReport(Hooks):
 
     async def on_task_end(self, data: TaskEnd) -> None:
         log = data.log
-        if log.status != "success" or not _suite_task(log.eval.task):
+        if display_type() == "none" or log.status != "success" or not _suite_task(log.eval.task):
             return
         try:
             count = log_unscored(log)
