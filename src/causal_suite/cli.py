@@ -19,14 +19,26 @@ from causal_suite.check import add_arguments as add_check_arguments
 from causal_suite.check import check as check_logs
 from causal_suite.compare import add_arguments as add_compare_arguments
 from causal_suite.compare import run as run_compare
+from causal_suite.demo_view import (
+    footnotes,
+    metrics_of,
+    next_block,
+    progress_shown,
+    shown_path,
+    totals_line,
+    undefined_note,
+)
 from causal_suite.errors import reports_input_errors
-from causal_suite.registration import benchmarks, demo_plan
+from causal_suite.plan import add_arguments as add_plan_arguments
+from causal_suite.plan import run as run_plan
+from causal_suite.registration import demo_plan
 from causal_suite.report import add_arguments as add_report_arguments
 from causal_suite.report import build_report
 from causal_suite.rescore import add_arguments as add_rescore_arguments
 from causal_suite.rescore import inspect_command
 from causal_suite.rescore import rescore as rescore_log
-from causal_suite.scores import is_unscored
+from causal_suite.taskdoc import list_tasks
+from causal_suite.unscored import log_unscored
 
 DEFAULT_MODEL = "offline/gemma-3-270m"
 
@@ -35,30 +47,23 @@ DEFAULT_MODEL = "offline/gemma-3-270m"
 JUDGE_MAX_TOKENS = 8
 
 
-def _headline(log: Any, names: tuple[str, ...]) -> str:
-    """The named metrics as ``name=value`` pairs (a scorer reporting one ``mean`` is named by the scorer), each
-    with its 95 % interval and n where the log has them beside it."""
-    metrics: dict[str, float] = {}
-    for score in log.results.scores if log.results else []:
-        for name, m in score.metrics.items():
-            metrics.setdefault(score.name if name == "mean" else name.split("/")[-1], m.value)
+def _headline(log: Any, names: tuple[str, ...], notes: list[tuple[int, str]]) -> str:
+    """The named metrics as ``name=value`` pairs, each with its 95 % interval and n where the log has them beside
+    it; a ``nan`` gets a footnote number, its reason appended to ``notes`` (:func:`demo_view.undefined_note`)."""
+    metrics = metrics_of(log)
+    count = log_unscored(log)
 
     def shown(name: str) -> str:
+        note = undefined_note(name, metrics, count)
+        if note is not None:
+            notes.append((len(notes) + 1, note))
+            return f"{name}=nan[{len(notes)}]"
         text = f"{name}={metrics[name]:.3f}"
         if f"{name}_low" in metrics and f"{name}_n" in metrics:
             text += f" [{metrics[f'{name}_low']:.2f}, {metrics[f'{name}_high']:.2f}] n={metrics[f'{name}_n']:.0f}"
         return text
 
     return ", ".join(shown(n) for n in names if n in metrics) or "-"
-
-
-def _unscored(log: Any) -> int:
-    """Samples (first epoch) whose first score has no value: judge or extraction failures, recorded with a reason."""
-    count = 0
-    for sample in log.samples or []:
-        if sample.epoch == 1 and sample.scores:
-            count += is_unscored(next(iter(sample.scores.values())).value)
-    return count
 
 
 def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> int:
@@ -68,10 +73,11 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
     judge_config = GenerateConfig(temperature=0.0, max_tokens=None if full else JUDGE_MAX_TOKENS)
 
     rows: list[tuple[str, str, str, str, str]] = []
+    notes: list[tuple[int, str]] = []
     failed = 0
-    for run in demo_plan():
-        if only and not any(o in run.task for o in only):
-            continue
+    runs = [run for run in demo_plan() if not only or any(o in run.task for o in only)]
+    demo_start, demo_cpu = time.perf_counter(), time.process_time()
+    for number, run in enumerate(runs, start=1):
         missing = [program for program in run.requires if shutil.which(program) is None]
         if missing:  # checked before any judge model is built for a task that will not run
             rows.append(
@@ -84,24 +90,27 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
             kwargs["model_roles"] = {role: get_model(model, config=judge_config) for role in run.roles}
         if not full:
             kwargs.update({k: v for k, v in (("epochs", run.epochs), ("max_tokens", run.max_tokens)) if v is not None})
-        print(f"[demo] {run.task} ...", file=sys.stderr, flush=True)
-        start = time.perf_counter()
+        print(f"[demo] task {number}/{len(runs)}: {run.task}", file=sys.stderr, flush=True)
+        start, cpu_start = time.perf_counter(), time.process_time()
         try:
-            [log] = inspect_eval(run.task, **kwargs)
+            with progress_shown():
+                [log] = inspect_eval(run.task, **kwargs)
         except Exception as exc:  # report every task, then fail
             failed += 1
             rows.append((run.task, "error", "-", f"{type(exc).__name__}: {exc}"[:80], "-"))
             continue
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         n = len({s.id for s in log.samples or []})
         if log.status != "success":
             failed += 1
         status = (
             log.status if log.status == "success" else f"{log.status}: {log.error.message[:60] if log.error else ''}"
         )
-        size = f"{n} samples ({_unscored(log)} unscored) / {wall:.0f} s"
-        rows.append((run.task, status, size, _headline(log, run.headline), log.location))
+        size = f"{n} samples ({log_unscored(log).unscored} unscored) / {wall:.0f} s wall, {cpu:.0f} s CPU"
+        rows.append((run.task, status, size, _headline(log, run.headline, notes), shown_path(log.location)))
     _print_table(("task", "status", "size", "headline metrics", "log"), rows)
+    spent = totals_line(time.perf_counter() - demo_start, time.process_time() - demo_cpu)
+    print("\n".join(["", spent, *footnotes(notes), "", next_block(log_dir)]))
     return 1 if failed else 0
 
 
@@ -109,25 +118,6 @@ def _print_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> No
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, tuple("-" * w for w in widths), *rows]:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
-
-
-def registered_tasks() -> list[tuple[str, list[str]]]:
-    """(registry name, parameters) of every task the suite's benchmarks register (``causal_suite.registration``)."""
-    from causal_suite.inspect_compat import registry_find, registry_info
-
-    packages = {benchmark.package for benchmark in benchmarks()}
-    tasks = registry_find(lambda info: info.type == "task" and info.name.split("/")[0] in packages)
-    rows = []
-    for t in tasks:
-        info = registry_info(t)
-        rows.append((info.name, [p for p in info.metadata.get("params", []) if p != "unknown_params"]))
-    return sorted(rows)
-
-
-def list_tasks() -> int:
-    for name, params in registered_tasks():
-        print(f"{name}  ({', '.join(params)})")
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--log-dir", default="logs/demo", help="where the inspect logs go (default logs/demo)")
     demo.add_argument("--full", action="store_true", help="no demo limits: all samples, the tasks' own epochs")
     demo.add_argument("--only", nargs="*", help="run only tasks whose name contains one of these strings")
-    sub.add_parser("tasks", help="list the inspect tasks the suite registers, with their parameters")
+    sub.add_parser("tasks", help="the inspect tasks the suite registers: each parameter's type, default and help")
+    planner = sub.add_parser("plan", help="samples, model requests, tokens and cost of a run, before running it")
+    add_plan_arguments(planner)
     report = sub.add_parser("report", help="tables and figures (PNG + CSV + report.md) from eval logs")
     add_report_arguments(report)
     rescore = sub.add_parser("score", help="re-score a log with its own scorers and their recorded arguments")
@@ -157,11 +149,11 @@ def main(argv: list[str] | None = None) -> int:
         "score": lambda: run_score(args),
         "compare": lambda: run_compare(args.logs, args.out),
         "report": lambda: run_report(args),
+        "plan": lambda: run_plan(args),
+        "tasks": list_tasks,
     }
     if args.command in reading_logs:  # bad input: one sentence and exit 2
         return reports_input_errors(f"causal-suite {args.command}")(reading_logs[args.command])()
-    if args.command == "tasks":
-        return list_tasks()
     return run_demo(args.model, args.log_dir, args.full, args.only)
 
 

@@ -21,12 +21,20 @@ from inspect_ai.util import SandboxEnvironmentSpec
 from causal_suite.errors import SuiteInputError, strict_params
 from causal_suite.eval_meta import task_version
 from causal_suite.params import TaskParams
+from causal_suite.plan import REQUESTS_KEY, RoleCalls, declare_requests
 from causal_suite.subset import subset_dataset
 from causalverify_inspect.dataset import check_cached_responses, exp_a_dataset, exp_b_dataset, scenarios_digest
 from causalverify_inspect.exp_a_scorer import exp_a_scorer
-from causalverify_inspect.prompts import EXP_A_SYSTEM, EXP_B_SYSTEM
+from causalverify_inspect.prompts import (
+    CALIBRATION_SYSTEM,
+    CALIBRATION_USER,
+    EXP_A_SYSTEM,
+    EXP_B_SYSTEM,
+    EXTRACTOR_SYSTEM,
+    EXTRACTOR_USER,
+)
 from causalverify_inspect.sandbox.choice import SandboxChoice, announce, choose_sandbox
-from causalverify_inspect.scorers import exp_b_scorer
+from causalverify_inspect.scorers import EXTRACTOR_STDOUT_CHARS, exp_b_scorer
 from causalverify_inspect.solvers import rate_own_workflow, replay_response, run_r_block
 
 ES_WINDOW_RULES = ("strict", "cumulative")
@@ -42,6 +50,21 @@ def resolve_sandbox(sandbox: str, profile: str = "full") -> SandboxChoice:
     """``auto``, ``docker`` (rocker/CRAN image of ``profile``), ``docker-debian`` (Debian-only image) or ``confined``
     (bubblewrap; ``local`` is accepted as an alias), resolved here (:mod:`causalverify_inspect.sandbox.choice`)."""
     return choose_sandbox(sandbox, profile)
+
+
+CALIBRATION_SHOWN_CHARS = 6000 + 3000  # the response and the R output the calibration prompt shows, at most
+
+
+def exp_b_requests(replayed: bool, calibration: bool) -> list[dict]:
+    """The calls of one sample (``causal-suite plan``): the R-writing request (none when cached responses are
+    replayed), the calibration rating (§5) when asked for, and at most one ``extractor`` call, made only when the
+    deterministic rules abstain on the R output."""
+    calibrate = len(CALIBRATION_SYSTEM) + len(CALIBRATION_USER) + CALIBRATION_SHOWN_CHARS
+    return declare_requests(
+        RoleCalls(calls=0 if replayed else 1, prompt_chars=len(EXP_B_SYSTEM)),
+        RoleCalls(calls=int(calibration), prompt_chars=calibrate, with_input=False),
+        RoleCalls("extractor", 0, 1, len(EXTRACTOR_SYSTEM) + len(EXTRACTOR_USER) + EXTRACTOR_STDOUT_CHARS, False),
+    )
 
 
 @task(name="exp_b")
@@ -137,6 +160,7 @@ def exp_b(
             "replayed_model": responses_model if responses else None,
             "upstream_wrapper": wrapper,
             "subset": None if subset is None else {"scenarios": subset, "seed": subset_seed},
+            REQUESTS_KEY: exp_b_requests(responses is not None, calibration),
         },
     )
 
@@ -161,4 +185,5 @@ def exp_a(contexts: str | None = None, labels: str | None = None) -> Task:
         config=GenerateConfig(max_tokens=8192),
         version=task_version("causalverify_inspect", "exp_a"),
         headline_metric=HeadlineMetric(metric="L3"),
+        metadata={REQUESTS_KEY: declare_requests(RoleCalls(prompt_chars=len(EXP_A_SYSTEM)))},
     )

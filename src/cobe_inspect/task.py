@@ -24,10 +24,11 @@ from causal_suite.errors import strict_params
 from causal_suite.eval_meta import task_version
 from causal_suite.inspect_compat import active_model
 from causal_suite.params import TaskParams
+from causal_suite.plan import REQUESTS_KEY, RoleCalls, declare_requests
 from causal_suite.subset import subset_dataset
 from cobe_inspect.dataset import BUILTIN_DATA, cobe_dataset
-from cobe_inspect.prompts import load_judge_prompts, load_tier_templates
-from cobe_inspect.scorers import DEFAULT_RETRIES, PAPER_JUDGE, cobe_judge, resolve_grader
+from cobe_inspect.prompts import CHECKS, load_judge_prompts, load_tier_templates
+from cobe_inspect.scorers import DEFAULT_RETRIES, GRADER_ROLE, PAPER_JUDGE, cobe_judge, resolve_grader
 
 TASK_VERSION = task_version("cobe_inspect", "cobe")
 MAX_RETRIES = 20  # judge re-asks per check at most
@@ -58,6 +59,17 @@ def judge_record(self_judge: bool, judge_prompts: str | None) -> dict[str, Any]:
         "prompts": prompts,
         "paper_judge": PAPER_JUDGE,
     }
+
+
+def requests(judge_prompts: str | None, retries: int) -> list[dict]:
+    """The calls of one sample (``causal-suite plan``): the rewrite, then one judge call per check (§3.1), each
+    asked again up to ``retries`` times while unreadable; its prompt holds the template, the story and the rewrite."""
+    templates = load_judge_prompts(judge_prompts).templates
+    template_chars = sum(len(templates[c]) for c in CHECKS) // len(CHECKS)
+    judge = RoleCalls(
+        GRADER_ROLE, len(CHECKS), len(CHECKS) * (1 + retries), template_chars, with_input=True, with_response=True
+    )
+    return declare_requests(RoleCalls(), judge)
 
 
 @task(name="cobe")
@@ -124,5 +136,6 @@ def cobe(
             "judge": judge_record(self_judge, judge_prompts),
             "respondent_prompts": respondent.describe(),
             "subset": None if subset is None else {"core_examples": subset, "seed": subset_seed},
+            REQUESTS_KEY: requests(judge_prompts, judge_retries),
         },
     )

@@ -36,12 +36,14 @@ from causal_suite.errors import SuiteInputError, require_file, strict_params
 from causal_suite.eval_meta import task_version
 from causal_suite.files import sha256_file
 from causal_suite.params import TaskParams
+from causal_suite.plan import REQUESTS_KEY, RoleCalls, declare_requests
 from causal_suite.subset import subset_dataset
 from glass_inspect.answers import SUITES
 from glass_inspect.corpus.builtin import default_corpus
 from glass_inspect.corpus.contract import DEFAULT_DOSES as DOSES
 from glass_inspect.corpus.contract import parse_doses, read_corpus_info, read_pool
 from glass_inspect.dataset import GlassSelection, audit_samples, glass_dataset, parse_families
+from glass_inspect.prompts import render_prompt
 from glass_inspect.scorers import glass_match, modal_answer, noop_verdict
 from glass_inspect.solvers import adjudicate, glass_solve, parse_choices, parse_layout
 
@@ -66,6 +68,18 @@ def _draws(draws: int | None, layout: str, check: TaskParams) -> int:
             "epochs: pass --epochs N (default 5)."
         )
     return check.integer("draws", draws, at_least=1)
+
+
+def requests(suite: str, layout: str, choices: str, draws: int) -> list[dict]:
+    """The model requests of one sample per epoch (``causal-suite plan``): one draw per epoch, or with
+    ``layout=sample`` one ``num_choices`` request (``auto``: plus single requests for what the provider did not
+    return) or one request per draw (``choices=false``)."""
+    template = len(render_prompt(suite, ""))  # the suite's prompt around each problem
+    if layout != "sample":
+        return declare_requests(RoleCalls(prompt_chars=template))
+    per_draw = choices == "false"
+    calls, at_most = (draws if per_draw else 1), (1 if choices == "true" else draws)
+    return declare_requests(RoleCalls(calls=calls, at_most=at_most, prompt_chars=template))
 
 
 def glass_task(
@@ -110,7 +124,7 @@ def glass_task(
         scorer=glass_match(suite),
         epochs=Epochs(1 if in_sample else NUM_EPOCHS, modal_answer()),
         config=GenerateConfig(temperature=temperature),
-        metadata={"glass": meta},
+        metadata={"glass": meta, REQUESTS_KEY: requests(suite, layout, choices, n_draws)},
         version=task_version("glass_inspect", f"glass{suite}"),
         headline_metric=HeadlineMetric(metric="break_rate"),  # the viewer's log list and header lead with it
     )
@@ -216,6 +230,10 @@ def noop_audit(corpus: str | None = None, suite: str = "gsm", retries: int = 2) 
         dataset=MemoryDataset(audit_samples(pool), name=f"noop_audit_{info['suite']}"),
         solver=adjudicate(retries),
         scorer=noop_verdict(),
-        metadata={"corpus": str(root), "pool_sha256": sha256_file(root / "pool.jsonl")},
+        metadata={
+            "corpus": str(root),
+            "pool_sha256": sha256_file(root / "pool.jsonl"),
+            REQUESTS_KEY: declare_requests(RoleCalls("adjudicator", calls=1, at_most=1 + retries)),
+        },
         version=task_version("glass_inspect", "noop_audit"),
     )

@@ -189,3 +189,24 @@ def test_glass_build_refuses_a_fifo_source_and_bad_counts_with_exit_2(tmp_path, 
         glass_build(["show", str(tmp_path), "--n", "-1"])
     assert exit_.value.code == 2 and "argument --n: must be a whole number >= 1, got '-1'" in capsys.readouterr().err
     assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ConnectionError("Couldn't reach 'openai/gsm8k' on the Hub (LocalEntryNotFoundError)"),
+        FileNotFoundError("Dataset 'nobody/nothing' doesn't exist on the Hub or cannot be accessed."),
+    ],
+)
+def test_glass_build_from_an_unreachable_hub_id_is_one_sentence_and_exit_2(tmp_path, capsys, monkeypatch, error):
+    datasets = pytest.importorskip("datasets")
+
+    def offline(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(datasets, "load_dataset", offline)
+    assert glass_build(["--suite", "gsm", "--source", "openai/gsm8k", "--out", str(tmp_path / "c")]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "source 'openai/gsm8k' was read as a datasets hub id and could not be loaded" in line
+    assert str(error).split(" (")[0][:40] in line and "save_to_disk(DIR)) and pass --source DIR" in line
+    assert not (tmp_path / "c").exists()

@@ -60,7 +60,34 @@ def test_from_a_real_log_with_unscored_samples(tmp_path, scripted):
             task_args={"judge_cache": False},
         )
     df = samples_df(str(tmp_path))
+    column = df["score_cobe_judge"]  # the frame of the documented path: pyarrow strings, <NA> where unscored
+    assert (
+        str(column.dtype).endswith("[pyarrow]")
+        and column.isna().sum() == 2
+        and column.dropna().str.startswith("{").all()
+    )
     out = expand_scores(df)
     assert len(out) == 4 and out["score_cobe_judge_correct"].dtype == float
     assert sorted(out["score_cobe_judge_correct"].isna()) == [False, False, True, True]
     assert (out["score_cobe_judge_correct"].dropna() == 1.0).all()
+
+
+def test_from_a_real_log_whose_samples_are_all_unscored(tmp_path, scripted):
+    """Every sample unscored (the demo's CoBe run): samples_df gives a pyarrow column of <NA> only; it is kept as an
+    all-missing score column instead of raising."""
+    from inspect_ai import eval
+    from inspect_ai.analysis import samples_df
+
+    eval(
+        "cobe_inspect/cobe",
+        model=scripted("A story."),
+        model_roles={"grader": scripted("no verdict here", name="grader")},
+        limit=2,
+        display="none",
+        log_dir=str(tmp_path),
+        task_args={"judge_cache": False, "judge_retries": 0},
+    )
+    df = samples_df(str(tmp_path))
+    assert df["score_cobe_judge"].isna().all()
+    out = expand_scores(df)
+    assert len(out) == 2 and out["score_cobe_judge"].isna().all()

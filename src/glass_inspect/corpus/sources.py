@@ -36,6 +36,20 @@ class Problem:
     complexity: float
 
 
+def _hub_rows(source: str, split: str, hub_config: str | None) -> Any:
+    """The rows of a ``datasets`` hub id; an unreachable hub or an unknown id is one sentence, not a traceback."""
+    datasets = require_extra("datasets", "dev", "Reading a hub dataset")
+    try:
+        return datasets.load_dataset(source, hub_config, split=split)
+    except (OSError, ConnectionError, ValueError) as exc:  # datasets' not-found and offline errors are OSErrors
+        reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise SuiteInputError(
+            f"source '{source}' was read as a datasets hub id and could not be loaded ({reason}): offline, save it "
+            "where the hub is reachable (datasets.load_dataset(...).save_to_disk(DIR)) and pass --source DIR, or pass "
+            "a local JSONL / JSON / parquet file."
+        ) from None
+
+
 def _rows(source: str, split: str, hub_config: str | None) -> Iterator[tuple[int, Any]]:
     """(record number from 1, row) of a JSONL / JSON / parquet file, a saved ``datasets`` dir, or a hub id."""
     path = Path(source).expanduser()
@@ -49,8 +63,7 @@ def _rows(source: str, split: str, hub_config: str | None) -> Iterator[tuple[int
         yield from enumerate(ds, 1)
     elif not path.exists():
         if "/" in source and not source.startswith((".", "/", "~")) and path.suffix not in _FILE_TYPES:
-            datasets = require_extra("datasets", "dev", "Reading a hub dataset")
-            yield from enumerate(datasets.load_dataset(source, hub_config, split=split), 1)
+            yield from enumerate(_hub_rows(source, split, hub_config), 1)
             return
         raise SuiteInputError(f"source '{source}' does not exist: pass a local file or a datasets hub id.")
     elif path.suffix == ".jsonl":

@@ -1,0 +1,33 @@
+"""The demo explains itself: progress per finished sample, a footnote for every nan, relative paths, next steps."""
+
+from __future__ import annotations
+
+import math
+
+from causal_suite.demo_view import next_block, undefined_note
+from causal_suite.unscored import UnscoredCount, count_unscored
+
+
+def test_the_demo_shows_progress_footnotes_relative_paths_and_next_steps(tmp_path, monkeypatch, capsys):
+    from causal_suite.cli import run_demo
+
+    monkeypatch.chdir(tmp_path)
+    assert run_demo("scripted/demo", "logs/demo", full=False, only=["cobe"]) == 0
+    captured = capsys.readouterr()
+    assert "[demo] task 1/1: cobe_inspect/cobe" in captured.err
+    assert "[demo] cobe_inspect/cobe: 3/3 samples" in captured.err  # one core example, three phrasings
+    out = captured.out
+    [row] = [line for line in out.splitlines() if line.startswith("cobe_inspect/cobe")]
+    assert " logs/demo/" in row and str(tmp_path) not in out  # the log path relative to where the demo ran
+    assert "accuracy=nan[1]" in row  # the scripted model's replies are no verdicts: every sample unscored
+    assert "[1] accuracy is nan: 3 of 3 samples unscored (grader_failed: 3), so no sample is left to score" in out
+    assert out.rstrip().endswith(next_block("logs/demo"))
+    assert "samples (3 unscored) / " in row and " s CPU" in row and "\ndemo: " in out and "(load average " in out
+
+
+def test_a_conditional_rate_with_no_qualifying_sample_is_explained():
+    count = UnscoredCount(samples=6, reasons=count_unscored([]).reasons)
+    note = undefined_note("break_rate", {"break_rate": math.nan, "break_rate_n": 0.0}, count)
+    assert note is not None and "no sample it is defined on (n = 0" in note
+    assert undefined_note("base_accuracy", {"base_accuracy": 0.0}, count) is None
+    assert undefined_note("absent", {}, count) is None
