@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import platform
 import shutil
@@ -28,11 +29,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 SOURCES = {"gsm": "gsm8k/test.jsonl", "math": "hendrycks_math/test.jsonl"}
 DRAWS = 5
 CORRECT_SHARE = 7  # of 10: texts whose hash falls below it get the gold answer
+# inspect's live-view features, off as in any headless run at scale (``--no-log-realtime --no-score-display``): the
+# realtime sample buffer (a sqlite database of every event, for ``inspect view`` during the run) and the metrics
+# recomputed over all samples so far for the progress display. They change no score or log content; on a 2,565-sample
+# GlassMATH slice they take about half of the eval's time (README of this folder).
+EVAL_OPTIONS = {"log_realtime": False, "score_display": False}
 
 
 def timed(argv: list[str], log: Path) -> tuple[float, float]:
@@ -92,6 +99,7 @@ def run_eval(suite: str, corpus: Path, log_dir: Path) -> None:
         display="none",
         log_dir=str(log_dir),
         max_connections=64,
+        **EVAL_OPTIONS,
     )
     if log.status != "success":
         raise SystemExit(f"eval ended in {log.status}: {log.error}")
@@ -112,32 +120,75 @@ def read_all(mode: str, log: str) -> None:
 
 
 def measure(suite: str, limit: int, data: Path, work: Path) -> dict[str, tuple[float, float]]:
-    """Every figure of one size: build, eval, then each downstream command."""
+    """Every figure of one size: build, eval, then each downstream command. Each figure is saved to
+    ``figures.json`` in ``work`` as it is measured, and one found there is not measured again: a run that stopped
+    resumes where it stopped, and a size measured by ``--only`` is read back by the run that prints the table."""
     work.mkdir(parents=True, exist_ok=True)
+    saved = work / "figures.json"
+    figures: dict[str, tuple[float, float]] = json.loads(saved.read_text()) if saved.exists() else {}
     corpus, logs, me = work / "corpus", work / "logs", [sys.executable, __file__]
-    figures: dict[str, tuple[float, float]] = {}
     build = [bin_path("glass-build"), "--suite", suite, "--source", str(data / SOURCES[suite]), "--out", str(corpus)]
-    figures["glass-build"] = timed([*build, "--limit", str(limit), "--force"], work / "build.txt")
-    figures["eval"] = timed([*me, "_eval", suite, str(corpus), str(logs)], work / "eval.txt")
-    [log] = [str(p) for p in logs.glob("*.eval")]
+    steps = {
+        "glass-build": [*build, "--limit", str(limit), "--force"],
+        "eval": [*me, "_eval", suite, str(corpus), str(logs)],
+    }
+    for command in ("glass-build", "eval", *DOWNSTREAM):
+        if command not in figures:
+            if command not in steps:  # the log exists from here on
+                steps |= downstream_commands(_the_log(logs), work)
+            figures[command] = timed(steps[command], work / f"{command.replace(' ', '_')}.txt")
+            saved.write_text(json.dumps(figures, indent=1))
+    log = _the_log(logs)
     figures["log MB"] = (Path(log).stat().st_size / 1e6, 0.0)
     figures["samples"] = (float(sum(1 for _ in _sample_names(log))), 0.0)
-    for mode in ("reader", "summaries"):
-        figures[mode] = timed([*me, "_read", mode, log], work / f"{mode}.txt")
-    pairs = work / "pairs.jsonl"
-    figures["frail pairs"] = timed([bin_path("frail"), "pairs", log, "--out", str(pairs)], work / "pairs.txt")
-    frail_report = [bin_path("frail"), "report", "--pairs", str(pairs), "--featurizer", "tfidf_svd", "--seeds", "0"]
-    figures["frail report"] = timed([*frail_report, "--quiet", "--out", str(work / "frail")], work / "frail.txt")
-    suite_report = [bin_path("causal-suite"), "report", log, "--out", str(work / "report")]
-    figures["causal-suite report"] = timed(suite_report, work / "report.txt")
+    saved.write_text(json.dumps(figures, indent=1))
     return figures
 
 
-def _sample_names(log: str):
+def _the_log(logs: Path) -> str:
+    [log] = [str(p) for p in logs.glob("*.eval")]
+    return log
+
+
+def downstream_commands(log: str, work: Path) -> dict[str, list[str]]:
+    """Each command timed on the eval's log, in order (``frail report`` reads what ``frail pairs`` wrote;
+    ``compare`` pairs the log with a copy of itself: what it costs is reading and pairing two logs, the same for
+    any two logs of that size, and a second eval would double the long pole)."""
+    me, pairs, twin = [sys.executable, __file__], work / "pairs.jsonl", work / "copy" / Path(log).name
+    twin.parent.mkdir(exist_ok=True)
+    shutil.copyfile(log, twin)
+    suite_cli = bin_path("causal-suite")
+    frail_report = [bin_path("frail"), "report", "--pairs", str(pairs), "--featurizer", "tfidf_svd", "--seeds", "0"]
+    return {
+        "reader": [*me, "_read", "reader", log],
+        "summaries": [*me, "_read", "summaries", log],
+        "frail pairs": [bin_path("frail"), "pairs", log, "--out", str(pairs)],
+        "frail report": [*frail_report, "--quiet", "--out", str(work / "frail")],
+        "causal-suite report": [suite_cli, "report", log, "--out", str(work / "report")],
+        "causal-suite compare": [suite_cli, "compare", log, str(twin), "--out", str(work / "compare")],
+        "causal-suite check": [suite_cli, "check", log],
+        "causal-suite score": [suite_cli, "score", log, "--out", str(work / "rescored.eval")],
+    }
+
+
+def _sample_names(log: str) -> Iterator[str]:
     import zipfile
 
     with zipfile.ZipFile(log) as archive:
         yield from (n for n in archive.namelist() if n.startswith("samples/"))
+
+
+DOWNSTREAM = (
+    "reader",
+    "summaries",
+    "frail pairs",
+    "frail report",
+    "causal-suite report",
+    "causal-suite compare",
+    "causal-suite check",
+    "causal-suite score",
+)
+COMMANDS = ("glass-build", "eval", *DOWNSTREAM)
 
 
 def table(suite: str, full: dict, half: dict, limit: int) -> None:
@@ -146,12 +197,21 @@ def table(suite: str, full: dict, half: dict, limit: int) -> None:
     print(f"machine: {os.cpu_count()} CPUs, Python {platform.python_version()}")
     print(f"samples: {samples[0]:.0f} / {samples[1]:.0f}; log: {full['log MB'][0]:.1f} MB / {half['log MB'][0]:.1f} MB")
     print(f"{'command':<22}{'full s':>9}{'full MB':>9}{'half s':>9}{'half MB':>9}{'full/half':>10}")
-    for name in ("glass-build", "eval", "reader", "summaries", "frail pairs", "frail report", "causal-suite report"):
+    for name in COMMANDS:
         (fw, fm), (hw, hm) = full[name], half[name]
         print(f"{name:<22}{fw:>9.1f}{fm:>9.0f}{hw:>9.1f}{hm:>9.0f}{fw / hw:>10.2f}")
     for label, figures, n in (("full", full, samples[0]), ("half", half, samples[1])):
         print(f"eval ms per draw ({label}): {1000 * figures['eval'][0] / (n * DRAWS):.2f}")
     print(f"reader / summaries wall (full): {full['reader'][0] / full['summaries'][0]:.2f}")
+
+
+def sized(suite: str, limit: int, data: Path, work: Path, size: str, wanted: bool) -> dict | None:
+    """The figures of one size: measured when ``wanted``, else those a run with ``--only`` saved (None: none)."""
+    folder = work / size
+    if wanted:
+        return measure(suite, limit if size == "full" else limit // 2, data, folder)
+    saved = folder / "figures.json"
+    return {k: tuple(v) for k, v in json.loads(saved.read_text()).items()} if saved.exists() else None
 
 
 def main() -> None:
@@ -164,14 +224,25 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="bases of the full run (default: the whole test set)")
     ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
     ap.add_argument("--keep", type=Path, default=None, help="keep the corpora, logs and outputs here")
+    ap.add_argument(
+        "--only",
+        choices=("full", "half"),
+        default=None,
+        help="measure one size (needs --keep); a later run with --table reads both back",
+    )
+    ap.add_argument("--table", action="store_true", help="measure nothing: print the table of the sizes in --keep")
     args = ap.parse_args()
+    if (args.only or args.table) and args.keep is None:
+        ap.error("--only and --table need --keep (the folder the figures are saved in)")
     source = args.data / SOURCES[args.suite]
     limit = args.limit or sum(1 for line in source.open(encoding="utf-8") if line.strip())
     work = args.keep or Path(tempfile.mkdtemp(prefix="log_scale_"))
     try:
-        half = measure(args.suite, limit // 2, args.data, work / "half")  # first: a failure shows early
-        full = measure(args.suite, limit, args.data, work / "full")
-        table(args.suite, full, half, limit)
+        wanted = {size: not args.table and args.only in (None, size) for size in ("half", "full")}
+        half = sized(args.suite, limit, args.data, work, "half", wanted["half"])  # first: a failure shows early
+        full = sized(args.suite, limit, args.data, work, "full", wanted["full"])
+        if full is not None and half is not None:
+            table(args.suite, full, half, limit)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)

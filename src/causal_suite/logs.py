@@ -99,6 +99,9 @@ class LogReader:
         self.where = f"{what} '{self.path}'"
         require_regular_file(self.path, self.where, MAX_LOG_BYTES)
         self._zip: zipfile.ZipFile | None = None
+        self._members: list[str] | None = None
+        self._stream: Iterator[dict[str, Any]] | None = None  # a .json log read by index: where it got to
+        self._position = 0
         try:
             if self.path.suffix == ".json":
                 self.header = json_log_header(self.path)
@@ -120,27 +123,62 @@ class LogReader:
             self._zip.close()
             self._zip = None
 
+    def _names(self) -> list[str]:
+        """The sample members of the open zip, in file order (listed once per reader)."""
+        assert self._zip is not None
+        if self._members is None:
+            self._members = eval_zip_sample_names(self._zip)
+        return self._members
+
+    def _member(self, name: str) -> dict[str, Any]:
+        """One sample member of the open zip as its JSON object, size-capped."""
+        assert self._zip is not None
+        info = self._zip.getinfo(name)
+        if info.file_size > MAX_SAMPLE_BYTES:
+            raise SuiteInputError(
+                f"{self.where}, member '{name}': {info.file_size:,} bytes uncompressed, over the "
+                f"{MAX_SAMPLE_BYTES:,}-byte limit for one sample."
+            )
+        try:
+            data = json.loads(self._zip.read(info))
+        except _UNREADABLE as exc:
+            raise SuiteInputError(f"{self.where}, member '{name}': cannot be read ({_reason(exc)}).") from None
+        if not isinstance(data, dict):
+            raise SuiteInputError(f"{self.where}, member '{name}': not a sample object.")
+        return data
+
+    def _json_samples(self) -> Iterator[dict[str, Any]]:
+        try:
+            yield from json_log_samples(self.path)
+        except _UNREADABLE as exc:
+            raise SuiteInputError(f"{self.where}: its samples cannot be read ({_reason(exc)}).") from None
+
     def _raw_samples(self) -> Iterator[dict[str, Any]]:
         if self._zip is None:
-            try:
-                yield from json_log_samples(self.path)
-            except _UNREADABLE as exc:
-                raise SuiteInputError(f"{self.where}: its samples cannot be read ({_reason(exc)}).") from None
+            yield from self._json_samples()
             return
-        for name in eval_zip_sample_names(self._zip):
-            info = self._zip.getinfo(name)
-            if info.file_size > MAX_SAMPLE_BYTES:
-                raise SuiteInputError(
-                    f"{self.where}, member '{name}': {info.file_size:,} bytes uncompressed, over the "
-                    f"{MAX_SAMPLE_BYTES:,}-byte limit for one sample."
-                )
-            try:
-                data = json.loads(self._zip.read(info))
-            except _UNREADABLE as exc:
-                raise SuiteInputError(f"{self.where}, member '{name}': cannot be read ({_reason(exc)}).") from None
-            if not isinstance(data, dict):
-                raise SuiteInputError(f"{self.where}, member '{name}': not a sample object.")
-            yield data
+        for name in self._names():
+            yield self._member(name)
+
+    def sample_count(self) -> int:
+        """How many samples (id and epoch) the log holds (a ``.json`` log: one streaming pass)."""
+        if self._zip is None:
+            return sum(1 for _ in self._json_samples())
+        return len(self._names())
+
+    def full_sample(self, index: int) -> EvalSample:
+        """The whole ``EvalSample`` at ``index`` in file order. An ``.eval`` log reads that one member; a ``.json``
+        log goes on from the last sample read (from its start when ``index`` lies behind), so reading in order
+        is one pass."""
+        if self._zip is not None:
+            return self._parse(self._member(self._names()[index]), EvalSample.model_validate)
+        if self._stream is None or index < self._position:
+            self._stream, self._position = self._json_samples(), 0
+        for data in self._stream:
+            self._position += 1
+            if self._position == index + 1:
+                return self._parse(data, EvalSample.model_validate)
+        raise IndexError(f"{self.where} holds no sample {index}")
 
     def samples(self, inputs: bool = True) -> Iterator[LogSample]:
         """Each sample without its transcript, in file order, one at a time (without input and target unless
