@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from inspect_ai.log import EvalLog
 from inspect_ai.scorer import SampleScore
 
 from causal_suite.errors import SuiteInputError
@@ -64,10 +65,17 @@ def find_logs(paths: list[str]) -> list[Path]:
     return found
 
 
-def benchmark_of(log: LogDigest) -> str | None:
+def benchmark_of(log: LogDigest | EvalLog) -> str | None:
     """``cobe``, ``glass`` or ``exp_b`` for a log of the suite's tasks, else None (left out of the report)."""
     name = log.eval.task.split("/")[-1]
     return {"cobe": "cobe", "glassgsm": "glass", "glassmath": "glass", "exp_b": "exp_b"}.get(name)
+
+
+def needs_sample_scores(header: EvalLog) -> bool:
+    """Whether the figures of a log read its samples' scores: glass figures read the header's reductions and the
+    samples' metadata only, so a glass log's samples are held without their scores (at GlassMATH scale those are
+    most of the report's memory)."""
+    return benchmark_of(header) != "glass"
 
 
 def _label(log: LogDigest) -> str:
@@ -368,7 +376,7 @@ def build_report(paths: list[str], out: Path, published: Path | None = None) -> 
     logs = find_logs(paths)
     for path in logs:
         try:
-            log = read_log_digest(path)
+            log = read_log_digest(path, scores=needs_sample_scores)
         except SuiteInputError as exc:  # one bad log among many: say so, report the others
             if len(logs) == 1:
                 raise

@@ -201,3 +201,18 @@ def test_every_log_consumer_names_a_bad_log_in_one_sentence(tmp_path, capsys):
             read(empty)
     assert compare_main([str(empty)]) == 2
     assert sentence in capsys.readouterr().err
+
+
+def test_samples_without_scores_and_with_interned_metadata(glass_logs):
+    """A report holds every sample's metadata: its keys and short strings are shared between samples, and a
+    glass log's samples are held without their scores (its figures read the header's reductions)."""
+    from causal_suite.report import needs_sample_scores
+
+    with LogReader(glass_logs["eval"]) as reader:
+        bare = list(reader.samples(inputs=False, scores=False))
+    first, second = (next(k for k in s.metadata if k == "text_id") for s in bare[:2])
+    assert len(bare) == 12 and all(s.scores == {} and s.metadata["text_id"] for s in bare)
+    assert first is second and bare[0].metadata["suite"] is bare[1].metadata["suite"]
+    digest = read_log_digest(glass_logs["eval"], scores=needs_sample_scores)
+    assert not needs_sample_scores(digest.header) and all(s.scores == {} for s in digest.samples)
+    assert [s.metadata for s in digest.samples] == [s.metadata for s in read_log_digest(glass_logs["eval"]).samples]
