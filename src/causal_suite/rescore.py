@@ -84,7 +84,8 @@ class _WholeLogWriter:
     """A ``.json`` target: inspect's JSON writer takes the whole log, so the samples are gathered for it."""
 
     def __init__(self, location: str) -> None:
-        self.location, self.samples = location, []
+        self.location = location
+        self.samples: list[EvalSample] = []
 
     async def start(self) -> None:
         return None
