@@ -197,7 +197,7 @@ def compare_logs(paths: list[str]) -> pd.DataFrame:
     """Compare every later log with the first; returns one row per (log, metric) (the columns of ``Row``)."""
     if len(paths) < 2:
         raise SuiteInputError("compare: give at least two logs (the first is the reference).")
-    headers = [read_log_header(p) for p in paths]
+    headers = [read_log_header(p, reductions=False) for p in paths]  # compare reduces the samples itself
     kind = check_comparable(paths, headers)
     units = [read_units(kind, p) for p in paths]  # one log's samples at a time
     rows: list[Row] = []

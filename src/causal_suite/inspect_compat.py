@@ -78,11 +78,12 @@ def _reductions(data: Any) -> list[EvalSampleReductions]:
     return [EvalSampleReductions.model_validate(r) for r in data or []]
 
 
-def eval_zip_header(archive: ZipFile, location: str) -> EvalLog:
+def eval_zip_header(archive: ZipFile, location: str, reductions: bool = True) -> EvalLog:
     """The header of an open ``.eval`` zip as inspect reads it (``header.json``, or the journal's start of an
-    unfinished run), with the per-sample reductions of a finished one; no samples."""
+    unfinished run), with the per-sample reductions of a finished one (unless ``reductions`` is false); no
+    samples."""
     log = _read_header(archive, location)
-    if REDUCTIONS_JSON in archive.NameToInfo and log.results is not None:
+    if reductions and REDUCTIONS_JSON in archive.NameToInfo and log.results is not None:
         log.reductions = _reductions(json.loads(archive.read(REDUCTIONS_JSON)))
     return log
 
@@ -115,11 +116,11 @@ def _json_items(path: Path, key: str, each: bool) -> Iterator[Any]:
     yield from items[done:]
 
 
-def json_log_header(path: Path) -> EvalLog:
-    """The header of a ``.json`` log (inspect's streaming header read) with its reductions, which follow the
-    samples in the file: one more streaming pass that builds only them."""
+def json_log_header(path: Path, reductions: bool = True) -> EvalLog:
+    """The header of a ``.json`` log (inspect's streaming header read) with its reductions (unless ``reductions``
+    is false), which follow the samples in the file: one more streaming pass that builds only them."""
     log = read_eval_log(str(path), header_only=True)
-    if log.results is not None:
+    if reductions and log.results is not None:
         log.reductions = _reductions(next(_json_items(path, "reductions", each=False), None))
     return log
 

@@ -102,9 +102,10 @@ def _interned(metadata: dict[str, Any]) -> dict[str, Any]:
 
 class LogReader:
     """An eval log (``.eval`` or ``.json``) opened once: ``header`` (an inspect ``EvalLog`` without samples, with
-    its reductions), then :meth:`samples` streamed. Use as a context manager (the zip is closed on exit)."""
+    its reductions unless ``reductions`` is false: they hold a score per sample), then :meth:`samples` streamed.
+    Use as a context manager (the zip is closed on exit)."""
 
-    def __init__(self, path: str | Path, what: str = "eval log") -> None:
+    def __init__(self, path: str | Path, what: str = "eval log", reductions: bool = True) -> None:
         self.path = Path(path)
         self.where = f"{what} '{self.path}'"
         require_regular_file(self.path, self.where, MAX_LOG_BYTES)
@@ -114,10 +115,10 @@ class LogReader:
         self._position = 0
         try:
             if self.path.suffix == ".json":
-                self.header = json_log_header(self.path)
+                self.header = json_log_header(self.path, reductions)
             else:
                 self._zip = zipfile.ZipFile(self.path)
-                self.header = eval_zip_header(self._zip, str(self.path))
+                self.header = eval_zip_header(self._zip, str(self.path), reductions)
         except _UNREADABLE as exc:
             self.close()
             raise SuiteInputError(f"{self.where} is not a readable inspect eval log ({_reason(exc)}).") from None
@@ -215,9 +216,9 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
 
 
-def read_log_header(path: str | Path, what: str = "eval log") -> EvalLog:
-    """The header of one log (no samples), with its reductions."""
-    with LogReader(path, what) as reader:
+def read_log_header(path: str | Path, what: str = "eval log", reductions: bool = True) -> EvalLog:
+    """The header of one log (no samples), with its reductions unless ``reductions`` is false."""
+    with LogReader(path, what, reductions) as reader:
         return reader.header
 
 
