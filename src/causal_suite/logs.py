@@ -22,8 +22,8 @@ So the reader reads the documented layout directly, through ``causal_suite.inspe
 knows it): inspect's own header parse (``EvalLog`` with its reductions), then each sample member with
 ``json.loads``, its scores validated as inspect ``Score`` objects. On a 13,352-sample GlassMATH log (42 MB) that
 is 2.2 s of CPU, against 1.6 s for bare decompression and ``json.loads`` of every sample and 2.7 s for the lossy
-summaries. :meth:`LogReader.full_samples` gives whole
-``EvalSample`` objects, one at a time, for the one command that needs transcripts (``causal-suite score``).
+summaries. :meth:`LogReader.full_sample` gives one whole ``EvalSample`` by its place in the file, for the one
+command that needs transcripts (``causal-suite score``, which reads them in order, a window at a time).
 
 Bad input fails before anything is read, in one sentence naming the file: not a regular file, over
 ``MAX_LOG_BYTES``, not a zip or truncated (``.eval``), a zip that is not an inspect log, a truncated or non-log
@@ -196,11 +196,6 @@ class LogReader:
         ``inputs``, without scores unless ``scores``)."""
         for data in self._raw_samples():
             yield self._parse(data, lambda d: log_sample(d, inputs, scores))
-
-    def full_samples(self) -> Iterator[EvalSample]:
-        """Each whole ``EvalSample`` (transcript included), in file order, one at a time."""
-        for data in self._raw_samples():
-            yield self._parse(data, EvalSample.model_validate)
 
     def _parse(self, data: dict[str, Any], parse: Any) -> Any:
         try:
