@@ -129,8 +129,9 @@ def rescore(path: Path, append: bool = False, out: Path | None = None) -> EvalLo
 
     The log is read once (``causal_suite.logs.LogReader``; a bad log fails in one sentence before any scorer is
     built) and streamed: each sample read whole (its transcript is re-scored too), scored by inspect's
-    ``score_async`` and written to the new log (``score_streamed``), so memory holds ``SCORE_WINDOW`` samples and
-    the scores, not the log. The new log goes to a temporary file beside the target and is renamed into place,
+    ``score_async`` and written to the new log (``score_streamed``), so memory holds ``SCORE_WINDOW`` samples, not
+    the log's transcripts; what still grows with the log is inspect's: each sample's summary (kept by its recorder
+    for ``summaries.json``), ``score_async``'s task and new scores, about 20 kB a sample (``benchmarks/log_scale``). The new log goes to a temporary file beside the target and is renamed into place,
     so a failed write leaves the old log whole."""
     target = Path(out or path)
     if target.is_dir():
