@@ -40,7 +40,7 @@ def status_line(file: str) -> tuple[bool, str]:
     """(whether the log ended in success, one line: status, task, samples, file, and the error's first line); a
     file that is not a readable log gives ``unreadable: <why>`` and counts as not successful."""
     try:
-        log = read_log_header(file)
+        log = read_log_header(file, reductions=False)  # the header only: constant memory per log
     except SuiteInputError as exc:
         return False, f"unreadable: {exc}"
     samples = f"{log.results.completed_samples}/{log.results.total_samples} samples" if log.results else "no results"

@@ -159,10 +159,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_score(args: argparse.Namespace) -> int:
     scored = rescore_log(args.log, args.append, args.out)
-    print(
-        f"score: {args.out or args.log} re-scored ({len(scored.samples or [])} samples); the inspect "
-        f"equivalent: {inspect_command(scored, args.log)}"
-    )
+    samples = scored.results.total_samples if scored.results else 0
+    equivalent = inspect_command(scored, args.log)
+    print(f"score: {args.out or args.log} re-scored ({samples} samples); the inspect equivalent: {equivalent}")
     return 0
 
 

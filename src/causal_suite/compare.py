@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import logging
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from inspect_ai.scorer import SampleScore, Score
 
 from causal_suite.errors import SuiteInputError
 from causal_suite.files import output_folder, write_figure_atomic, write_text_atomic
-from causal_suite.logs import LogSample, read_log_digest
+from causal_suite.logs import LogReader, LogSample, read_log_header
 from causal_suite.registration import LogKind, Units, log_kind
 from causal_suite.scores import is_unscored
 from causal_suite.uncertainty import paired_difference, ratio
@@ -35,11 +36,12 @@ from causal_suite.uncertainty import paired_difference, ratio
 logger = logging.getLogger(__name__)
 
 
-def read_log(path: str | Path) -> tuple[EvalLog, list[LogSample]]:
-    """A log's header and its samples (every epoch) without transcripts, inputs and targets: the one place compare
-    reads logs, through the suite's streaming reader (``causal_suite.logs``)."""
-    digest = read_log_digest(path)
-    return digest.header, digest.samples
+def read_units(kind: LogKind, path: str | Path) -> Units:
+    """The comparison units of one log, its samples streamed through the suite's reader (``causal_suite.logs``):
+    only each sample's first score and metadata are kept until its epochs are reduced, no transcript, input or
+    target; the one place compare reads samples."""
+    with LogReader(path) as reader:
+        return units_of(kind, reduced_scores(kind, reader.samples(inputs=False)))
 
 
 def fingerprint(header: EvalLog) -> dict[str, Any]:
@@ -87,7 +89,7 @@ def check_comparable(paths: list[str], headers: list[EvalLog]) -> LogKind:
     return kinds[0]  # type: ignore[return-value]  # every None raised above
 
 
-def reduced_scores(kind: LogKind, samples: list[LogSample]) -> list[SampleScore]:
+def reduced_scores(kind: LogKind, samples: Iterable[LogSample]) -> list[SampleScore]:
     """One score per sample, its epochs reduced as the task reduces them (the reducer its benchmark declares, e.g.
     glass's modal answer; else the mean); a sample with an unscored epoch, or none scored, is left out."""
     from inspect_ai.scorer import mean_score
@@ -177,12 +179,12 @@ def compare_logs(paths: list[str]) -> pd.DataFrame:
     """Compare every later log with the first; returns one row per (log, metric) (the columns of ``Row``)."""
     if len(paths) < 2:
         raise SuiteInputError("compare: give at least two logs (the first is the reference).")
-    read = [read_log(p) for p in paths]
-    kind = check_comparable(paths, [h for h, _ in read])
-    units = [units_of(kind, reduced_scores(kind, samples)) for _, samples in read]
+    headers = [read_log_header(p, reductions=False) for p in paths]  # compare reduces the samples itself
+    kind = check_comparable(paths, headers)
+    units = [read_units(kind, p) for p in paths]  # one log's samples at a time
     rows: list[Row] = []
-    for path, (header, _), other in zip(paths[1:], read[1:], units[1:], strict=False):
-        found, (matched, only_a, only_b) = compare_units(units[0], other, _label(read[0][0]), _label(header))
+    for path, header, other in zip(paths[1:], headers[1:], units[1:], strict=False):
+        found, (matched, only_a, only_b) = compare_units(units[0], other, _label(headers[0]), _label(header))
         if not found:
             raise SuiteInputError(f"compare: {path} and {paths[0]} share no scored sample.")
         if only_a or only_b:

@@ -15,6 +15,10 @@ changes. Nothing else in ``src/`` imports ``inspect_ai._...``.
   ``.eval`` is a zip of ``header.json`` (or ``_journal/start.json`` while a run is unfinished), ``reductions.json``
   and one ``samples/<id>_epoch_<n>.json`` per sample; ``.json`` is one document whose ``samples`` array precedes
   ``reductions``.
+- ``EvalLogWriter``: an ``.eval`` log written one sample at a time with inspect's own recorder (``EvalRecorder``,
+  as ``write_eval_log`` writes one), its buffer emptied into the zip every ``WRITE_BATCH`` samples, for
+  ``causal-suite score`` (``write_eval_log`` takes a whole ``EvalLog``); ``init_score_run``: what inspect's
+  ``score`` sets up before it runs ``score_async`` (platform init, the display type).
 """
 
 from __future__ import annotations
@@ -28,14 +32,19 @@ from zipfile import ZipFile
 import ijson
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai._util.json import is_ijson_nan_inf_error
+from inspect_ai._util.platform import platform_init
 from inspect_ai._util.registry import _registry, registry_find, registry_info, registry_key, registry_unqualified_name
-from inspect_ai.log import EvalLog, EvalSampleReductions, read_eval_log
-from inspect_ai.log._recorders.eval import REDUCTIONS_JSON, SAMPLES_DIR, _read_header
+from inspect_ai.log import EvalLog, EvalSample, EvalSampleReductions, read_eval_log
+from inspect_ai.log._condense import condense_sample
+from inspect_ai.log._recorders.eval import REDUCTIONS_JSON, SAMPLES_DIR, EvalRecorder, _read_header
 from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.model._model import active_model
+from inspect_ai.util._display import init_display_type
 
 __all__ = [
+    "EvalLogWriter",
     "PrerequisiteError",
+    "init_score_run",
     "register_bare_scorers",
     "active_generate_config",
     "active_model",
@@ -69,11 +78,12 @@ def _reductions(data: Any) -> list[EvalSampleReductions]:
     return [EvalSampleReductions.model_validate(r) for r in data or []]
 
 
-def eval_zip_header(archive: ZipFile, location: str) -> EvalLog:
+def eval_zip_header(archive: ZipFile, location: str, reductions: bool = True) -> EvalLog:
     """The header of an open ``.eval`` zip as inspect reads it (``header.json``, or the journal's start of an
-    unfinished run), with the per-sample reductions of a finished one; no samples."""
+    unfinished run), with the per-sample reductions of a finished one (unless ``reductions`` is false); no
+    samples."""
     log = _read_header(archive, location)
-    if REDUCTIONS_JSON in archive.NameToInfo and log.results is not None:
+    if reductions and REDUCTIONS_JSON in archive.NameToInfo and log.results is not None:
         log.reductions = _reductions(json.loads(archive.read(REDUCTIONS_JSON)))
     return log
 
@@ -106,11 +116,11 @@ def _json_items(path: Path, key: str, each: bool) -> Iterator[Any]:
     yield from items[done:]
 
 
-def json_log_header(path: Path) -> EvalLog:
-    """The header of a ``.json`` log (inspect's streaming header read) with its reductions, which follow the
-    samples in the file: one more streaming pass that builds only them."""
+def json_log_header(path: Path, reductions: bool = True) -> EvalLog:
+    """The header of a ``.json`` log (inspect's streaming header read) with its reductions (unless ``reductions``
+    is false), which follow the samples in the file: one more streaming pass that builds only them."""
     log = read_eval_log(str(path), header_only=True)
-    if log.results is not None:
+    if reductions and log.results is not None:
         log.reductions = _reductions(next(_json_items(path, "reductions", each=False), None))
     return log
 
@@ -118,3 +128,51 @@ def json_log_header(path: Path) -> EvalLog:
 def json_log_samples(path: Path) -> Iterator[dict[str, Any]]:
     """Each sample of a ``.json`` log as its raw JSON object, one at a time."""
     yield from _json_items(path, "samples", each=True)
+
+
+WRITE_BATCH = 256  # samples held by the writer before they go into the zip
+
+
+def init_score_run(display: str = "none") -> None:
+    """What inspect's ``score()`` does before it runs ``score_async``: platform init and the display type."""
+    platform_init()
+    init_display_type(display)
+
+
+class EvalLogWriter:
+    """An ``.eval`` log at ``location`` written as inspect's ``write_eval_log`` writes one (each sample condensed,
+    then ``EvalRecorder``'s start / sample / finish), but one sample at a time: every ``WRITE_BATCH`` samples the
+    recorder's buffer goes into its temporary zip (a journal entry of their summaries with them), so at most that
+    many samples are held. The finished log is the same as ``write_eval_log``'s but for how its summary journal
+    is split, which inspect reads back as one list (``summaries.json``)."""
+
+    def __init__(self, header: EvalLog, location: str) -> None:
+        self.header, self.location = header, location
+        self._recorder = EvalRecorder(str(Path(location).parent))
+        self._held = 0
+
+    async def start(self) -> None:
+        await self._recorder.log_init(self.header.eval, self.location, clean=True)
+        await self._recorder.log_start(self.header.eval, self.header.plan)
+
+    async def add(self, sample: EvalSample) -> None:
+        await self._recorder.log_sample(self.header.eval, condense_sample(sample))
+        self._held += 1
+        if self._held >= WRITE_BATCH:
+            zip_log = self._recorder.data[self._recorder._log_file_key(self.header.eval)]
+            await zip_log.write_buffered_samples()
+            self._held = 0
+
+    async def finish(self, log: EvalLog) -> None:
+        """The header, results and reductions of ``log`` (its samples are the ones added)."""
+        await self._recorder.log_finish(
+            log.eval,
+            log.status,
+            log.stats,
+            log.results,
+            log.reductions,
+            log.error,
+            invalidated=log.invalidated,
+            log_updates=log.log_updates,
+            config_updates=log.config_updates,
+        )

@@ -22,8 +22,8 @@ So the reader reads the documented layout directly, through ``causal_suite.inspe
 knows it): inspect's own header parse (``EvalLog`` with its reductions), then each sample member with
 ``json.loads``, its scores validated as inspect ``Score`` objects. On a 13,352-sample GlassMATH log (42 MB) that
 is 2.2 s of CPU, against 1.6 s for bare decompression and ``json.loads`` of every sample and 2.7 s for the lossy
-summaries. :meth:`LogReader.full_samples` gives whole
-``EvalSample`` objects, one at a time, for the one command that needs transcripts (``causal-suite score``).
+summaries. :meth:`LogReader.full_sample` gives one whole ``EvalSample`` by its place in the file, for the one
+command that needs transcripts (``causal-suite score``, which reads them in order, a window at a time).
 
 Bad input fails before anything is read, in one sentence naming the file: not a regular file, over
 ``MAX_LOG_BYTES``, not a zip or truncated (``.eval``), a zip that is not an inspect log, a truncated or non-log
@@ -33,9 +33,10 @@ Bad input fails before anything is read, in one sentence naming the file: not a 
 from __future__ import annotations
 
 import json
+import sys
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ from causal_suite.jsonl import require_regular_file
 MAX_LOG_BYTES = 16 << 30  # a log over 16 GiB is refused before it is opened
 MAX_SAMPLE_BYTES = 1 << 30  # one sample's uncompressed JSON (a zip member claiming more is a damaged or hostile log)
 LOG_SUFFIXES = (".eval", ".json")
+INTERNED_CHARS = 64  # metadata strings up to this long are interned (ids, roles, families, categories)
 _MESSAGE: TypeAdapter[ChatMessage] = TypeAdapter(ChatMessage)
 _UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError, TypeError, AssertionError)
 
@@ -75,36 +77,48 @@ class LogSample:
         return _MESSAGE.validate_python(self.input[0]).text if self.input else ""
 
 
-def log_sample(data: dict[str, Any], inputs: bool = True) -> LogSample:
+def log_sample(data: dict[str, Any], inputs: bool = True, scores: bool = True) -> LogSample:
     """A :class:`LogSample` from a sample's JSON object (as the log stores it); input and target left None unless
-    ``inputs``."""
+    ``inputs``, scores left empty unless ``scores``. The metadata's keys and short strings are interned: a report
+    holds every sample's metadata, and a full GlassMATH log repeats the same dozen keys 133,730 times."""
     error = data.get("error")
     return LogSample(
         id=data["id"],
         epoch=int(data.get("epoch", 1)),
         input=data.get("input", "") if inputs else None,
         target=data.get("target", "") if inputs else None,
-        metadata=data.get("metadata") or {},
-        scores={name: Score.model_validate(s) for name, s in (data.get("scores") or {}).items()},
+        metadata=_interned(data.get("metadata") or {}),
+        scores={name: Score.model_validate(s) for name, s in (data.get("scores") or {}).items()} if scores else {},
         error=error.get("message") if isinstance(error, dict) else None,
     )
 
 
+def _interned(metadata: dict[str, Any]) -> dict[str, Any]:
+    return {
+        sys.intern(k): sys.intern(v) if isinstance(v, str) and len(v) <= INTERNED_CHARS else v
+        for k, v in metadata.items()
+    }
+
+
 class LogReader:
     """An eval log (``.eval`` or ``.json``) opened once: ``header`` (an inspect ``EvalLog`` without samples, with
-    its reductions), then :meth:`samples` streamed. Use as a context manager (the zip is closed on exit)."""
+    its reductions unless ``reductions`` is false: they hold a score per sample), then :meth:`samples` streamed.
+    Use as a context manager (the zip is closed on exit)."""
 
-    def __init__(self, path: str | Path, what: str = "eval log") -> None:
+    def __init__(self, path: str | Path, what: str = "eval log", reductions: bool = True) -> None:
         self.path = Path(path)
         self.where = f"{what} '{self.path}'"
         require_regular_file(self.path, self.where, MAX_LOG_BYTES)
         self._zip: zipfile.ZipFile | None = None
+        self._members: list[str] | None = None
+        self._stream: Iterator[dict[str, Any]] | None = None  # a .json log read by index: where it got to
+        self._position = 0
         try:
             if self.path.suffix == ".json":
-                self.header = json_log_header(self.path)
+                self.header = json_log_header(self.path, reductions)
             else:
                 self._zip = zipfile.ZipFile(self.path)
-                self.header = eval_zip_header(self._zip, str(self.path))
+                self.header = eval_zip_header(self._zip, str(self.path), reductions)
         except _UNREADABLE as exc:
             self.close()
             raise SuiteInputError(f"{self.where} is not a readable inspect eval log ({_reason(exc)}).") from None
@@ -120,38 +134,68 @@ class LogReader:
             self._zip.close()
             self._zip = None
 
+    def _names(self) -> list[str]:
+        """The sample members of the open zip, in file order (listed once per reader)."""
+        assert self._zip is not None
+        if self._members is None:
+            self._members = eval_zip_sample_names(self._zip)
+        return self._members
+
+    def _member(self, name: str) -> dict[str, Any]:
+        """One sample member of the open zip as its JSON object, size-capped."""
+        assert self._zip is not None
+        info = self._zip.getinfo(name)
+        if info.file_size > MAX_SAMPLE_BYTES:
+            raise SuiteInputError(
+                f"{self.where}, member '{name}': {info.file_size:,} bytes uncompressed, over the "
+                f"{MAX_SAMPLE_BYTES:,}-byte limit for one sample."
+            )
+        try:
+            data = json.loads(self._zip.read(info))
+        except _UNREADABLE as exc:
+            raise SuiteInputError(f"{self.where}, member '{name}': cannot be read ({_reason(exc)}).") from None
+        if not isinstance(data, dict):
+            raise SuiteInputError(f"{self.where}, member '{name}': not a sample object.")
+        return data
+
+    def _json_samples(self) -> Iterator[dict[str, Any]]:
+        try:
+            yield from json_log_samples(self.path)
+        except _UNREADABLE as exc:
+            raise SuiteInputError(f"{self.where}: its samples cannot be read ({_reason(exc)}).") from None
+
     def _raw_samples(self) -> Iterator[dict[str, Any]]:
         if self._zip is None:
-            try:
-                yield from json_log_samples(self.path)
-            except _UNREADABLE as exc:
-                raise SuiteInputError(f"{self.where}: its samples cannot be read ({_reason(exc)}).") from None
+            yield from self._json_samples()
             return
-        for name in eval_zip_sample_names(self._zip):
-            info = self._zip.getinfo(name)
-            if info.file_size > MAX_SAMPLE_BYTES:
-                raise SuiteInputError(
-                    f"{self.where}, member '{name}': {info.file_size:,} bytes uncompressed, over the "
-                    f"{MAX_SAMPLE_BYTES:,}-byte limit for one sample."
-                )
-            try:
-                data = json.loads(self._zip.read(info))
-            except _UNREADABLE as exc:
-                raise SuiteInputError(f"{self.where}, member '{name}': cannot be read ({_reason(exc)}).") from None
-            if not isinstance(data, dict):
-                raise SuiteInputError(f"{self.where}, member '{name}': not a sample object.")
-            yield data
+        for name in self._names():
+            yield self._member(name)
 
-    def samples(self, inputs: bool = True) -> Iterator[LogSample]:
+    def sample_count(self) -> int:
+        """How many samples (id and epoch) the log holds (a ``.json`` log: one streaming pass)."""
+        if self._zip is None:
+            return sum(1 for _ in self._json_samples())
+        return len(self._names())
+
+    def full_sample(self, index: int) -> EvalSample:
+        """The whole ``EvalSample`` at ``index`` in file order. An ``.eval`` log reads that one member; a ``.json``
+        log goes on from the last sample read (from its start when ``index`` lies behind), so reading in order
+        is one pass."""
+        if self._zip is not None:
+            return self._parse(self._member(self._names()[index]), EvalSample.model_validate)
+        if self._stream is None or index < self._position:
+            self._stream, self._position = self._json_samples(), 0
+        for data in self._stream:
+            self._position += 1
+            if self._position == index + 1:
+                return self._parse(data, EvalSample.model_validate)
+        raise IndexError(f"{self.where} holds no sample {index}")
+
+    def samples(self, inputs: bool = True, scores: bool = True) -> Iterator[LogSample]:
         """Each sample without its transcript, in file order, one at a time (without input and target unless
-        ``inputs``)."""
+        ``inputs``, without scores unless ``scores``)."""
         for data in self._raw_samples():
-            yield self._parse(data, lambda d: log_sample(d, inputs))
-
-    def full_samples(self) -> Iterator[EvalSample]:
-        """Each whole ``EvalSample`` (transcript included), in file order, one at a time."""
-        for data in self._raw_samples():
-            yield self._parse(data, EvalSample.model_validate)
+            yield self._parse(data, lambda d: log_sample(d, inputs, scores))
 
     def _parse(self, data: dict[str, Any], parse: Any) -> Any:
         try:
@@ -167,9 +211,9 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
 
 
-def read_log_header(path: str | Path, what: str = "eval log") -> EvalLog:
-    """The header of one log (no samples), with its reductions."""
-    with LogReader(path, what) as reader:
+def read_log_header(path: str | Path, what: str = "eval log", reductions: bool = True) -> EvalLog:
+    """The header of one log (no samples), with its reductions unless ``reductions`` is false."""
+    with LogReader(path, what, reductions) as reader:
         return reader.header
 
 
@@ -201,7 +245,11 @@ class LogDigest:
         return self.header.location
 
 
-def read_log_digest(path: str | Path, what: str = "eval log") -> LogDigest:
-    """The header and every sample of one log, without transcripts, inputs and targets."""
+def read_log_digest(
+    path: str | Path, what: str = "eval log", scores: Callable[[EvalLog], bool] | None = None
+) -> LogDigest:
+    """The header and every sample of one log, without transcripts, inputs and targets; without the samples'
+    scores when ``scores`` (asked with the header) says so."""
     with LogReader(path, what) as reader:
-        return LogDigest(reader.header, list(reader.samples(inputs=False)))
+        keep = scores is None or scores(reader.header)
+        return LogDigest(reader.header, list(reader.samples(inputs=False, scores=keep)))

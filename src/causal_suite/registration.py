@@ -53,13 +53,15 @@ class LogKind:
 
     ``figures`` turns the successful logs of this kind into the report's figures; ``comparison_units`` gives the
     units each headline metric pairs on (as the benchmark's own metrics define them); ``reducer`` reduces a
-    sample's epochs as the task does (None: the mean)."""
+    sample's epochs as the task does (None: the mean); ``sample_scores`` False when the figures read the header's
+    reductions and the samples' metadata only (the report then holds the samples without their scores)."""
 
     name: str  # the report section and compare's kind, e.g. "glass"
     tasks: tuple[str, ...]  # unqualified names of the tasks whose logs are of this kind
     figures: Callable[[list[LogDigest], ReportOptions], list[Figure]]
     comparison_units: Callable[[list[SampleScore]], Units]
     reducer: Callable[[], ScoreReducer] | None = None
+    sample_scores: bool = True
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pandas as pd
+from inspect_ai.log import EvalLog
 
 from causal_suite.errors import SuiteInputError
 from causal_suite.figures import FONT_SIZE, Figure, ReportOptions, no_data, pyplot, run_labels
@@ -55,6 +56,14 @@ def markdown_table(data: pd.DataFrame) -> str:
     return "\n".join([header, "|" + "---|" * len(data.columns), *("| " + " | ".join(r) + " |" for r in cells)])
 
 
+def needs_sample_scores(header: EvalLog) -> bool:
+    """Whether the figures of a log read its samples' scores (its :class:`LogKind` says; glass figures read the
+    header's reductions and the samples' metadata only, and at GlassMATH scale the scores are most of the
+    report's memory)."""
+    kind = log_kind(header.eval.task)
+    return kind is None or kind.sample_scores
+
+
 def read_logs(paths: list[str]) -> tuple[list[LogDigest], list[str]]:
     """Every readable log under ``paths`` and the names of those left out (unreadable: said on stderr); one sentence
     when none could be read."""
@@ -62,7 +71,7 @@ def read_logs(paths: list[str]) -> tuple[list[LogDigest], list[str]]:
     logs = find_logs(paths)
     for path in logs:
         try:
-            digests.append(read_log_digest(path))
+            digests.append(read_log_digest(path, scores=needs_sample_scores))
         except SuiteInputError as exc:  # one bad log among many: say so, report the others
             if len(logs) == 1:
                 raise

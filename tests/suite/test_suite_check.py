@@ -39,3 +39,18 @@ def test_no_logs_is_one_sentence_and_exit_2(tmp_path, capsys):
     assert "does not exist: pass eval log files" in capsys.readouterr().err
     assert main(["check", str(tmp_path)]) == 2
     assert "no eval logs under" in capsys.readouterr().err
+
+
+def test_check_reads_the_header_only(tmp_path, scripted, capsys, monkeypatch):
+    """No sample member and no per-sample reduction is read: check's cost is one header per log, whatever its size."""
+    from causal_suite import inspect_compat, logs
+
+    [ok] = eval(glassgsm(), model=scripted("ANSWER: 3"), limit=2, epochs=1, display="none", log_dir=str(tmp_path))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("check read a sample or the reductions")
+
+    monkeypatch.setattr(logs.LogReader, "_member", refuse)
+    monkeypatch.setattr(inspect_compat, "_reductions", refuse)
+    assert main(["check", ok.location]) == 0
+    assert capsys.readouterr().out.startswith("success: glass_inspect/glassgsm (2/2 samples)")

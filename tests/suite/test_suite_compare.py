@@ -104,7 +104,8 @@ def test_epochs_are_reduced_as_the_task_reduces_them(tmp_path, scripted):
     """Two draws per prompt: compare's Y per sample is the log's own modal-answer reduction."""
     from inspect_ai.log import read_eval_log
 
-    from causal_suite.compare import read_log, reduced_scores
+    from causal_suite.compare import reduced_scores
+    from causal_suite.logs import LogReader
     from glass_inspect.task import glassgsm
 
     task = glassgsm(families=FAMILIES, doses="1", subset=3)
@@ -116,7 +117,8 @@ def test_epochs_are_reduced_as_the_task_reduces_them(tmp_path, scripted):
         return f"The answer is {meta['answer'] if next(calls) % 2 else '-1'}."
 
     [log] = eval(task, model=scripted(reply), epochs=2, display="none", log_dir=str(tmp_path))
-    header, samples = read_log(log.location)
+    with LogReader(log.location) as reader:
+        header, samples = reader.header, list(reader.samples(inputs=False))
     mine = {s.sample_id: s.score.value for s in reduced_scores(log_kind("glass_inspect/glassgsm"), samples)}
     logged = {s.sample_id: s.value for s in read_eval_log(log.location).reductions[0].samples}
     assert mine == logged and len(samples) == 2 * len(mine) and header.eval.config.epochs == 2

@@ -54,7 +54,7 @@ def test_the_reader_gives_what_inspect_reads(glass_logs, fmt):
     assert len(samples) == 12 and scores_of(samples) == scores_of(whole.samples)
     assert {s.input_text() for s in samples} == {s.input for s in whole.samples}
     with LogReader(glass_logs[fmt]) as reader:
-        full = list(reader.full_samples())
+        full = [reader.full_sample(i) for i in range(reader.sample_count())]
     assert [(s.id, s.epoch, len(s.messages)) for s in full] == [
         (s.id, s.epoch, len(s.messages)) for s in samples_in_file_order(whole, full)
     ]
@@ -201,3 +201,29 @@ def test_every_log_consumer_names_a_bad_log_in_one_sentence(tmp_path, capsys):
             read(empty)
     assert compare_main([str(empty)]) == 2
     assert sentence in capsys.readouterr().err
+
+
+def test_samples_without_scores_and_with_interned_metadata(glass_logs):
+    """A report holds every sample's metadata: its keys and short strings are shared between samples, and a
+    glass log's samples are held without their scores (its figures read the header's reductions)."""
+    from causal_suite.report import needs_sample_scores
+
+    with LogReader(glass_logs["eval"]) as reader:
+        bare = list(reader.samples(inputs=False, scores=False))
+    first, second = (next(k for k in s.metadata if k == "text_id") for s in bare[:2])
+    assert len(bare) == 12 and all(s.scores == {} and s.metadata["text_id"] for s in bare)
+    assert first is second and bare[0].metadata["suite"] is bare[1].metadata["suite"]
+    digest = read_log_digest(glass_logs["eval"], scores=needs_sample_scores)
+    assert not needs_sample_scores(digest.header) and all(s.scores == {} for s in digest.samples)
+    assert [s.metadata for s in digest.samples] == [s.metadata for s in read_log_digest(glass_logs["eval"]).samples]
+
+
+@pytest.mark.parametrize("fmt", ["eval", "json"])
+def test_a_whole_sample_by_its_place_in_the_file_in_any_order(glass_logs, fmt):
+    with LogReader(glass_logs[fmt]) as reader:
+        in_order = [(s.id, s.epoch) for s in reader.samples()]
+        picked = [reader.full_sample(i) for i in (3, 4, 1, 11)]  # a .json log starts over for the one behind
+        with pytest.raises(IndexError):
+            reader.full_sample(12)
+    assert [(s.id, s.epoch) for s in picked] == [in_order[i] for i in (3, 4, 1, 11)]
+    assert all(s.messages for s in picked)
