@@ -109,6 +109,12 @@ def judged_text(completion: str, tier: int | None) -> str:
     return completion.strip()
 
 
+def marker_record(completion: str, tier: int | None) -> dict[str, bool]:
+    """``{"marker_missing": ...}`` for a Tier-4 reply (True: no final-story marker, so the judge saw the whole
+    reply, steps and graph included); empty for the other tiers, which ask for no marker."""
+    return {"marker_missing": FINAL_STORY_MARKER not in completion} if tier == 4 else {}
+
+
 class JudgeMemo:
     """Sends each distinct (grader, conversation) once per run; concurrent duplicates wait for the first."""
 
@@ -255,6 +261,22 @@ def judge_provenance() -> Metric:
     return compute
 
 
+@metric(name="final_story_marker")
+def final_story_marker() -> Metric:
+    """``marker_missing``: share of the scored Tier-4 (H2) samples whose reply has no final-story marker, so the
+    judge read the whole reply, steps included (NaN when none is Tier 4); ``marker_missing_n``: those samples."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        flags = [
+            float(s.score.metadata["marker_missing"])
+            for s in scores
+            if s.score.metadata and "marker_missing" in s.score.metadata
+        ]
+        return {"marker_missing": float(np.mean(flags)) if flags else math.nan, "marker_missing_n": len(flags)}
+
+    return compute
+
+
 @metric(name="grouped_accuracy")
 def grouped_accuracy(key: str) -> Metric:
     """Accuracy per value of the sample-metadata ``key`` (domain, graph_type, phrasing, failure_mode, tier).
@@ -334,6 +356,7 @@ def cobe_metrics() -> list[Metric]:
         cobe_accuracy(),
         check_failure_rates(),
         judge_provenance(),
+        final_story_marker(),
         phrasing_summary(),
         *(grouped_accuracy(key) for key in GROUP_KEYS),
     ]
@@ -369,14 +392,17 @@ def cobe_judge(
 
     def fill(check: str, text: str, state: TaskState) -> str:
         meta = state.metadata
-        return judge_prompt(templates[check], text, meta["preserve"], meta["change"], meta["story"], state.input_text)
+        request = meta.get("request", state.input_text)  # logs before task version 3 lack it: their whole prompt
+        return judge_prompt(templates[check], text, meta["preserve"], meta["change"], meta["story"], request)
 
     async def score(state: TaskState, target: Target) -> Score:
         grader, self_judged = resolve_grader(str(state.model), self_judge)
         if grader is None:  # only outside an eval with nothing to judge with
             raise self_judge_refusal(str(state.model), bound=False)
+        completion, tier = state.output.completion, state.metadata.get("tier")
         provenance = {"grader": str(grader), "self_judged": self_judged, "judge_prompts": prompt_id}
-        text = judged_text(state.output.completion, state.metadata.get("tier"))
+        provenance |= marker_record(completion, tier)
+        text = judged_text(completion, tier)
         if not text:
             # An empty rewrite keeps no fact (E1 fails); with nothing said, E0 and E2 hold by their rubrics.
             value = {"E0": 1, "E1": 0, "E2": 1, "correct": 0}

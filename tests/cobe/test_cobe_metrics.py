@@ -11,6 +11,7 @@ from inspect_ai.scorer import SampleScore, Score
 from cobe_inspect.scorers import (
     check_failure_rates,
     cobe_accuracy,
+    final_story_marker,
     grouped_accuracy,
     phrasing_summary,
 )
@@ -153,3 +154,13 @@ def test_phrasing_summary_reproduces_table5_from_fig8(shared_dir):
         result = phrasing_summary()(scores)
         assert 100 * result["phrasing_mean"] == pytest.approx(overall["accuracy"], abs=0.06), model
         assert 100 * result["phrasing_std"] == pytest.approx(overall["std"], abs=0.1), model
+
+
+def test_marker_missing_is_the_share_of_tier4_replies_without_the_marker():
+    def h2(sid: str, missing: bool | None) -> SampleScore:
+        meta = {} if missing is None else {"marker_missing": missing}
+        return SampleScore(score=Score(value={"correct": 1}, metadata=meta), sample_id=sid)
+
+    result = final_story_marker()([h2("1v1-H2", True), h2("2v1-H2", False), h2("3v1-H2", False), h2("4v1-A", None)])
+    assert result == {"marker_missing": pytest.approx(1 / 3), "marker_missing_n": 3}
+    assert math.isnan(final_story_marker()(SCORES)["marker_missing"])
