@@ -144,7 +144,7 @@ def test_d_without_a_stated_clause_names_the_record(tmp_path):
     ("tier", "phrasings", "n_samples"), [(1, None, 13), (2, "D", 11), (3, None, 11), (4, None, 11)]
 )
 def test_converted_site_examples_run_at_every_tier(shared_dir, scripted, tmp_path, tier, phrasings, n_samples):
-    path = write(tmp_path, convert([shared_dir / "data" / "cobe" / "cobe_site_examples.jsonl"]))
+    path = write(tmp_path, convert([shared_dir / "data" / "cobe" / "cobe_site_examples.jsonl"], query_slots={"*": "A"}))
 
     def respond(prompt: str) -> str:
         story = prompt.split("\n\n")[0].removeprefix("Original story:\n")
