@@ -227,7 +227,8 @@ SUBCRITERIA = {"E4_numeric_failure": "numeric_checks", "E5_latent_failure": "lat
 def check_failure_rates() -> Metric:
     """Failure rate of each check, E0 (connectors), E1 (preserve), E2 (change), each with its uncertainty clustered
     by core example, and the E4 / E5 sub-criteria (Fig. 6): a tagged sample fails E4 (E5) when any check its record
-    tags numeric (latent) fails; NaN when no scored sample's record carries the tag."""
+    tags numeric (latent) fails, with the same uncertainty over the tagged samples; NaN when no scored sample's
+    record carries the tag."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         scored = _scored(scores)
@@ -235,12 +236,16 @@ def check_failure_rates() -> Metric:
         for c in CHECKS:
             rates |= core_rate(scored, lambda value, c=c: 1 - float(value[c])).metrics(f"{c}_failure")
         for name, key in SUBCRITERIA.items():
-            fails = [
-                float(any(_value(s, c) == 0 for c in tagged))
+            tagged = [
+                SampleScore(
+                    score=Score(value={"failed": float(any(_value(s, c) == 0 for c in checks))}),
+                    sample_id=s.sample_id,
+                    sample_metadata=s.sample_metadata,
+                )
                 for s in scored
-                if (tagged := (s.sample_metadata or {}).get(key))
+                if (checks := (s.sample_metadata or {}).get(key))
             ]
-            rates[name] = float(np.mean(fails)) if fails else math.nan
+            rates |= core_rate(tagged, lambda value: float(value["failed"])).metrics(name)
         return rates
 
     return compute

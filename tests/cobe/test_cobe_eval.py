@@ -198,12 +198,10 @@ def test_nothing_scored_leaves_every_metric_named_and_nan(scripted, tmp_path):
     [result] = log.results.scores
     assert (result.scored_samples, result.unscored_samples) == (0, 1)
     metrics = {name: m.value for name, m in result.metrics.items()}
-    rates = ("accuracy", "E0_failure", "E1_failure", "E2_failure")
+    rates = ("accuracy", "E0_failure", "E1_failure", "E2_failure", "E4_numeric_failure", "E5_latent_failure")
     with_interval = {f"{r}{s}" for r in rates for s in ("", "_se", "_low", "_high", "_n", "_clusters")}
     assert set(metrics) == with_interval | {
         "accuracy_se_iid",
-        "E4_numeric_failure",
-        "E5_latent_failure",
         "self_judged",
         "marker_missing",
         "marker_missing_n",
