@@ -79,7 +79,9 @@ def test_table7_names_what_differs_and_refuses_two_logs_of_one_tier(four_tiers, 
     )
     logs = [read_log_digest(p) for p in four_tiers[:2]] + [read_log_digest(other.location)]
     text = table7(logs, paper_results())
-    assert "caveat: the logs differ in subsets: {'core_examples': 3, 'seed': 5}, {'core_examples': 3, 'seed': 6}" in text
+    assert (
+        "caveat: the logs differ in subsets: {'core_examples': 3, 'seed': 5}, {'core_examples': 3, 'seed': 6}" in text
+    )
     assert "not scored in every log, left out" in text
     with pytest.raises(Exception, match=r"Table 7 takes one log per tier, but .* are both tier 3"):
         table7([read_log_digest(four_tiers[2]), read_log_digest(other.location)], paper_results())
