@@ -5,6 +5,7 @@ Usage::
     cobe-data convert cobe_site_examples.jsonl --query-slot '*=A' -o site_records.jsonl   # or python -m ...convert
     cobe-data convert kaggle_sample.json more.csv -o records.json
     cobe-data check site_records.jsonl                                    # loads, then runs the authoring checks
+    cobe-data stats site_records.jsonl                                    # the paper's Tables 2-4 for a file
 
 Layouts read (``--layout auto`` tells them apart by file and item shape):
 
@@ -464,6 +465,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if total else 0
 
 
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from cobe_inspect.records.stats import stats_text
+
+    print("\n\n".join(stats_text(path) for path in args.files or [None]))
+    return 0
+
+
 @reports_input_errors("cobe-data")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cobe-data", description=__doc__.split("\n\n")[0])
@@ -482,8 +490,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     check = sub.add_parser("check", help="load CoBe files and run the authoring checks (exit 1 on findings)")
     check.add_argument("files", nargs="+", help="CoBe record files")
+    stats = sub.add_parser("stats", help="the paper's Tables 2-4 (words, sentences, domains, graph types) for a file")
+    stats.add_argument("files", nargs="*", help="CoBe record files (default: the built-in set)")
     args = parser.parse_args(argv)
-    return _cmd_convert(args) if args.command == "convert" else _cmd_check(args)
+    commands = {"convert": _cmd_convert, "check": _cmd_check, "stats": _cmd_stats}
+    return commands[args.command](args)
 
 
 if __name__ == "__main__":
