@@ -33,7 +33,10 @@ def test_stats_of_the_built_in_set(capsys):
     out = capsys.readouterr().out
     assert "  scenarios             36               2000" in out
     assert "  domains               6                7" in out
-    assert "  Healthcare            6       16.7      6.0" in out and "  Others                0        0.0     28.9" in out
+    assert (
+        "  Healthcare            6       16.7      6.0" in out
+        and "  Others                0        0.0     28.9" in out
+    )
     assert "  chain                 6       16.7     51.0" in out and "unlabeled" not in out
 
 
@@ -43,7 +46,10 @@ def test_stats_of_records_without_tags_and_of_a_bad_file(tmp_path, capsys):
     path.write_text(json.dumps([{k: v for k, v in GOOD.items() if k != "Domain"}, other]), encoding="utf-8")
     assert main(["stats", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "  Others                1       50.0     28.9" in out and "  unlabeled             1       50.0        -" in out
+    assert (
+        "  Others                1       50.0     28.9" in out
+        and "  unlabeled             1       50.0        -" in out
+    )
     assert main(["stats", str(tmp_path / "missing.json")]) == 2
     assert "cobe-data: error:" in capsys.readouterr().err
 
