@@ -43,9 +43,10 @@ def four_tiers(tmp_path_factory, scripted_factory):
 
     paths = []
     for tier in (1, 2, 3, 4):
+        args = {"tier": tier, "subset": 3, "subset_seed": 5, "judge_cache": False}  # module scope: no private cache
         [log] = eval(
             "cobe_inspect/cobe",
-            task_args={"tier": tier, "subset": 3, "subset_seed": 5} | ({"phrasings": "D"} if tier == 2 else {}),
+            task_args=args | ({"phrasings": "D"} if tier == 2 else {}),
             model=scripted_factory(respond, name="gpt-5.4-pro"),
             model_roles={"grader": scripted_factory(judge, name="judge")},
             display="none",

@@ -6,6 +6,7 @@ Usage::
     cobe-data convert kaggle_sample.json more.csv -o records.json
     cobe-data check site_records.jsonl                                    # loads, then runs the authoring checks
     cobe-data stats site_records.jsonl                                    # the paper's Tables 2-4 for a file
+    cobe-data rater-sheet logs/LOG.eval --n 250 --seed 0 -o sheet.csv     # App. D.4's human-agreement sheet
 
 Layouts read (``--layout auto`` tells them apart by file and item shape):
 
@@ -472,6 +473,14 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_rater_sheet(args: argparse.Namespace) -> int:
+    from cobe_inspect.raters import write_rater_sheet
+
+    path, n, model = write_rater_sheet(args.log, args.output, args.n, args.seed)
+    print(f"wrote {n} responses of {model} (seed {args.seed}) to {path}, rubric {path.with_suffix('.rubric.txt')}")
+    return 0
+
+
 @reports_input_errors("cobe-data")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cobe-data", description=__doc__.split("\n\n")[0])
@@ -490,10 +499,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     check = sub.add_parser("check", help="load CoBe files and run the authoring checks (exit 1 on findings)")
     check.add_argument("files", nargs="+", help="CoBe record files")
+    sheet = sub.add_parser("rater-sheet", help="draw one model's responses from a CoBe log into a rater sheet")
+    sheet.add_argument("log", help="a CoBe eval log (one model's responses)")
+    sheet.add_argument("--n", type=int, default=250, help="responses to draw (default 250, as the paper)")
+    sheet.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
+    sheet.add_argument("-o", "--output", required=True, help="the CSV sheet (its rubric goes beside it)")
     stats = sub.add_parser("stats", help="the paper's Tables 2-4 (words, sentences, domains, graph types) for a file")
     stats.add_argument("files", nargs="*", help="CoBe record files (default: the built-in set)")
     args = parser.parse_args(argv)
-    commands = {"convert": _cmd_convert, "check": _cmd_check, "stats": _cmd_stats}
+    commands = {"convert": _cmd_convert, "check": _cmd_check, "stats": _cmd_stats, "rater-sheet": _cmd_rater_sheet}
     return commands[args.command](args)
 
 
