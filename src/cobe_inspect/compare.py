@@ -26,17 +26,16 @@ sentence. The published numbers ship with the package (``data/paper_results.json
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from inspect_ai.log import EvalLog
 
 from causal_suite.errors import SuiteInputError, reports_input_errors
 from causal_suite.logs import LogDigest, read_log_digest
+from cobe_inspect.paper import paper_results
 
 SCORER = "cobe_judge"
 FIG6 = (
@@ -46,12 +45,6 @@ FIG6 = (
     ("numeric", "E4_numeric_failure", "E4 numeric"),
     ("latent", "E5_latent_failure", "E5 latent factors"),
 )
-
-
-def paper_results() -> dict[str, Any]:
-    """The published numbers shipped with the package."""
-    text = resources.files("cobe_inspect").joinpath("data/paper_results.json").read_text(encoding="utf-8")
-    return json.loads(text)
 
 
 def _norm(text: str) -> str:

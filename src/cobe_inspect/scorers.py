@@ -50,6 +50,7 @@ from inspect_ai.solver import TaskState
 from causal_suite.errors import SuiteInputError
 from causal_suite.scores import is_unscored
 from causal_suite.uncertainty import RateEstimate, rate, rate_interval
+from cobe_inspect.paper import paper_results
 from cobe_inspect.prompts import CHECKS, FINAL_STORY_MARKER, JUDGE_RETRY, judge_prompt, load_judge_prompts
 
 DEFAULT_RETRIES = 2
@@ -307,6 +308,30 @@ def grouped_accuracy(key: str) -> Metric:
     return compute
 
 
+@metric(name="paper_weighted_accuracy")
+def paper_weighted_accuracy() -> Metric:
+    """Accuracy with the graph types weighted by their shares in the paper's data (Table 4: 51 % chains, ...).
+
+    ``paper_weighted_accuracy`` is sum_t w_t * accuracy_t / sum_t w_t over the graph types t that have scored samples
+    (the built-in set holds six of each type, so its pooled ``accuracy`` weights them equally);
+    ``paper_weighted_accuracy_types`` is how many of the paper's six types it covers. NaN when no scored sample
+    carries a graph type the paper lists (published records carry none).
+    """
+    shares: dict[str, float] = paper_results()["table4_graph"]
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        by_type: dict[str, list[float]] = defaultdict(list)
+        for s in _scored(scores):
+            graph = (s.sample_metadata or {}).get("graph_type")
+            if graph in shares:
+                by_type[graph].append(_correct(s.score.value))  # type: ignore[arg-type]
+        total = sum(shares[t] for t in by_type)
+        value = sum(shares[t] * float(np.mean(v)) for t, v in by_type.items()) / total if total else math.nan
+        return {"paper_weighted_accuracy": value, "paper_weighted_accuracy_types": len(by_type)}
+
+    return compute
+
+
 @metric(name="phrasing_summary")
 def phrasing_summary() -> Metric:
     """Table 5: accuracy averaged over phrasings ± the sample std across phrasings; and scenario-level accuracy.
@@ -362,6 +387,7 @@ def cobe_metrics() -> list[Metric]:
         check_failure_rates(),
         judge_provenance(),
         final_story_marker(),
+        paper_weighted_accuracy(),
         phrasing_summary(),
         *(grouped_accuracy(key) for key in GROUP_KEYS),
     ]

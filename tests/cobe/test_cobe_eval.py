@@ -205,6 +205,8 @@ def test_nothing_scored_leaves_every_metric_named_and_nan(scripted, tmp_path):
         "self_judged",
         "marker_missing",
         "marker_missing_n",
+        "paper_weighted_accuracy",
+        "paper_weighted_accuracy_types",
         "phrasing_mean",
         "scenario_accuracy",
         "domain",
@@ -214,7 +216,7 @@ def test_nothing_scored_leaves_every_metric_named_and_nan(scripted, tmp_path):
         "tier",
     }
     # inspect gives metrics the scored samples only: every rate NaN, counted on 0 samples in 0 cores
-    assert all(math.isnan(v) if not k.endswith(("_n", "_clusters")) else v == 0 for k, v in metrics.items())
+    assert all(math.isnan(v) if not k.endswith(("_n", "_clusters", "_types")) else v == 0 for k, v in metrics.items())
 
 
 def test_the_suite_demo_runs_cobe_self_judged(tmp_path, capsys):
