@@ -92,7 +92,10 @@ def judge_scores(log_path: str | Path) -> dict[str, dict[str, int] | None]:
                     f"Eval log '{log_path}', sample {sample.id}: no '{SCORER}' score; is it a CoBe log?"
                 )
             value = score.value
-            verdicts[str(sample.id)] = None if is_unscored(value) else {k: int(v) for k, v in value.items()}  # type: ignore[union-attr]
+            if is_unscored(value) or not isinstance(value, dict):
+                verdicts[str(sample.id)] = None
+            else:
+                verdicts[str(sample.id)] = {k: int(v) for k, v in value.items() if isinstance(v, int | float)}
     if not verdicts:
         raise SuiteInputError(f"Eval log '{log_path}' holds no samples.")
     return verdicts

@@ -130,12 +130,13 @@ class Table:
     """Collects the rows of one log's comparison, marking cells under ``min_n`` or not like the paper's."""
 
     def __init__(self, metrics: dict[str, float], min_n: int) -> None:
-        self.metrics, self.min_n, self.rows = metrics, min_n, []  # type: list[Row]
+        self.metrics, self.min_n = metrics, min_n
+        self.rows: list[Row] = []
 
     def add(self, figure: str, breakdown: str, name: str, published: float | None, **given: Any) -> None:
         """A row for metric ``name`` (or ``value`` / ``n`` given), when both sides have it."""
-        value = given.get("value", self.metrics.get(name))
-        n = given.get("n", self.metrics.get(f"{name}_n"))
+        value: Any = given.get("value", self.metrics.get(name))
+        n: Any = given.get("n", self.metrics.get(f"{name}_n"))
         if not _present(value) or published is None:
             return
         count = int(n) if _present(n) else None
@@ -154,10 +155,10 @@ def _tier1_rows(table: Table, view: LogView, key: str, paper: dict[str, Any]) ->
     """Table 5 and Figs. 6-9 (Tier 1 only)."""
     metrics, why = view.metrics, unlike(view)
     t5 = paper["table5"].get(key)
-    per_phrasing = [metrics.get(f"phrasing={p}") for p in "ABC"]
+    per_phrasing = [metrics.get(f"phrasing={p}", math.nan) for p in "ABC"]
     if t5 and all(_present(v) for v in per_phrasing) and why is None:
-        mean = sum(per_phrasing) / 3  # type: ignore[arg-type]
-        std = math.sqrt(sum((v - mean) ** 2 for v in per_phrasing) / 2)  # type: ignore[operator]
+        mean = sum(per_phrasing) / 3
+        std = math.sqrt(sum((v - mean) ** 2 for v in per_phrasing) / 2)
         n = sum(int(metrics.get(f"phrasing={p}_n", 0)) for p in "ABC")
         ours, theirs = f"{100 * mean:.1f} ± {100 * std:.1f}", f"{t5['accuracy']:.1f} ± {t5['std']:.1f}"
         table.add(
