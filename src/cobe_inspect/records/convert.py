@@ -383,7 +383,7 @@ def _written_id(record: dict[str, Any]) -> str | None:
 def _scenario_id(record: dict[str, Any], position: str) -> str:
     sid = _written_id(record)
     if sid is None:
-        shown = ", ".join(f"{k} {record.get(k)!r}" for k in ID_FIELDS)
+        shown = ", ".join(f"{k} {_short(record.get(k))}" for k in ID_FIELDS)  # as JSON: true, 317.9, "317a"
         raise SuiteInputError(
             f"CoBe convert: {position}: 'Core Set ID' and 'Variation ID' must be written as whole numbers "
             f"(no coercion), got {shown}."
