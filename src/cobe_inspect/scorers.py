@@ -20,6 +20,10 @@ paper judged with a separate model (Claude-Opus-4.7), and a self-judged number i
 score records the judge model, whether it was the model under test (``self_judged``), and the judge-prompt set
 (name and sha256); the ``self_judged`` metric is the share of samples the model under test judged.
 
+Tier 4 (H2) asks for the final story after a marker line, and the judge reads what follows it; a reply without
+the marker is judged whole and its score records ``marker_missing`` (counted by the ``marker_missing`` metric).
+The judge's ``$query`` is the sample's rewrite request alone (metadata ``request``), never the story.
+
 Cost: identical judge prompts within a run are sent once (an in-run memo shared by all samples), and judge
 calls go through inspect's model cache by default, so re-scoring a log (``inspect score``) with the same
 grader does not pay again.
