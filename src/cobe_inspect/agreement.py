@@ -6,7 +6,7 @@ Usage::
     python -m cobe_inspect.agreement LOG LABELS
 
 ``LABELS`` is either a CSV with columns ``sample_id`` (as in the log, e.g. ``317v3-A``) and ``human`` (1 = valid
-rewrite, 0 = invalid), or a rater sheet (``cobe-data rater-sheet``, ``cobe_inspect.raters``) whose three columns
+rewrite, 0 = invalid), or a rater sheet (``cobe-data rater-sheet``, ``cobe_inspect.records.raters``) whose three columns
 ``rater_1``..``rater_3`` (Yes / No / Other) give the reference label by majority, as in the paper; then Fleiss'
 kappa among the three raters is printed too. The judge verdict of a sample is its ``correct`` value (epoch 1);
 beside the overall table, one per check (E0, E1, E2: the check failed vs the human label) shows which check
@@ -30,7 +30,7 @@ from causal_suite.errors import SuiteInputError, reports_input_errors, require_f
 from causal_suite.jsonl import TABLE_LIMIT, read_text
 from causal_suite.logs import LogReader
 from causal_suite.scores import is_unscored
-from cobe_inspect.raters import read_rater_sheet
+from cobe_inspect.records.raters import read_rater_sheet
 
 SCORER = "cobe_judge"
 HUMAN_VALUES = {"1": 1, "0": 0}

@@ -27,17 +27,23 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_ai.log import EvalLog
-
 from causal_suite.errors import SuiteInputError, reports_input_errors
 from causal_suite.logs import LogDigest, read_log_digest
-from cobe_inspect.paper import paper_results
+from cobe_inspect.log_view import (
+    MIN_N,
+    SCORER,
+    LogView,
+    log_view,
+    match_paper_model,
+    norm_name,
+    present,
+    unlike,
+)
+from cobe_inspect.records.paper import paper_results
 
-SCORER = "cobe_judge"
 FIG6 = (
     ("upstream", "E1_failure", "E1 upstream (our E1 preserve)"),
     ("downstream", "E2_failure", "E2 downstream (our E2 change)"),
@@ -45,20 +51,6 @@ FIG6 = (
     ("numeric", "E4_numeric_failure", "E4 numeric"),
     ("latent", "E5_latent_failure", "E5 latent factors"),
 )
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
-
-
-def match_paper_model(model: str, paper: dict[str, Any]) -> str | None:
-    """The paper's key (``gpt``, ``llama3-8b``, ...) for an inspect model name, or None."""
-    name = _norm(model)
-    hits = [key for key, info in paper["models"].items() if any(m in name for m in info["match"])]
-    return hits[0] if len(hits) == 1 else None
-
-
-MIN_N = 30  # a cell scored on fewer samples is shown but not compared (``--min-n``)
 
 
 @dataclass
@@ -73,57 +65,8 @@ class Row:
     diff: str
 
 
-@dataclass(frozen=True)
-class LogView:
-    """What a comparison needs from one log: its metrics, tier, and the scenarios each phrasing was scored on."""
-
-    metrics: dict[str, float]
-    tier: int
-    scenarios: dict[str, frozenset[str]]  # phrasing -> scored scenario ids
-
-
 def _pct(value: float | None) -> str:
     return "-" if value is None or math.isnan(value) else f"{100 * value:.1f}"
-
-
-def _metrics(log: EvalLog | LogDigest) -> dict[str, float]:
-    for score in log.results.scores if log.results else []:
-        if score.name == SCORER:
-            return {name: m.value for name, m in score.metrics.items()}
-    raise SuiteInputError(f"Eval log '{log.location}' has no '{SCORER}' results; is it a finished CoBe log?")
-
-
-def _present(value: Any) -> bool:
-    return isinstance(value, int | float) and not math.isnan(value)
-
-
-def scored_scenarios(log: LogDigest) -> dict[str, frozenset[str]]:
-    """Phrasing -> the scenario ids scored on it (samples with a dict score from the CoBe judge)."""
-    found: dict[str, set[str]] = {}
-    for sample in log.samples:
-        score = sample.scores.get(SCORER)
-        if score is not None and isinstance(score.value, dict):
-            meta = sample.metadata
-            found.setdefault(str(meta.get("phrasing")), set()).add(str(meta.get("scenario_id", sample.id)))
-    return {p: frozenset(ids) for p, ids in found.items()}
-
-
-def log_view(log: LogDigest) -> LogView:
-    """The comparison's view of one CoBe log."""
-    tier = int(log.eval.task_args.get("tier", (log.eval.metadata or {}).get("tier", 1)))
-    return LogView(_metrics(log), tier, scored_scenarios(log))
-
-
-def unlike(view: LogView) -> str | None:
-    """Why this log's overall accuracy is not the paper's like (phrasings or scenarios differ), or None."""
-    paper_set = {1: ("A", "B", "C"), 2: ("D", "E", "F", "G")}.get(view.tier)
-    ran = sorted(view.scenarios)
-    if paper_set and tuple(ran) != paper_set:
-        return f"phrasings {', '.join(ran) or 'none'} scored, where the paper's tier {view.tier} averages {'-'.join(paper_set[:: len(paper_set) - 1])}"
-    if len({view.scenarios[p] for p in ran}) > 1:
-        sizes = ", ".join(f"{p} {len(view.scenarios[p])}" for p in ran)
-        return f"the phrasings were scored on different scenarios ({sizes}), so their mean mixes sets"
-    return None
 
 
 class Table:
@@ -137,9 +80,9 @@ class Table:
         """A row for metric ``name`` (or ``value`` / ``n`` given), when both sides have it."""
         value: Any = given.get("value", self.metrics.get(name))
         n: Any = given.get("n", self.metrics.get(f"{name}_n"))
-        if not _present(value) or published is None:
+        if not present(value) or published is None:
             return
-        count = int(n) if _present(n) else None
+        count = int(n) if present(n) else None
         if given.get("unlike"):
             diff = "not like"
         elif count is not None and count < self.min_n:
@@ -156,7 +99,7 @@ def _tier1_rows(table: Table, view: LogView, key: str, paper: dict[str, Any]) ->
     metrics, why = view.metrics, unlike(view)
     t5 = paper["table5"].get(key)
     per_phrasing = [metrics.get(f"phrasing={p}", math.nan) for p in "ABC"]
-    if t5 and all(_present(v) for v in per_phrasing) and why is None:
+    if t5 and all(present(v) for v in per_phrasing) and why is None:
         mean = sum(per_phrasing) / 3
         std = math.sqrt(sum((v - mean) ** 2 for v in per_phrasing) / 2)
         n = sum(int(metrics.get(f"phrasing={p}_n", 0)) for p in "ABC")
@@ -173,7 +116,7 @@ def _tier1_rows(table: Table, view: LogView, key: str, paper: dict[str, Any]) ->
         )
     if t5:
         se = metrics.get("accuracy_se")
-        text = f"{_pct(metrics.get('accuracy'))} ± {_pct(se)} SE" if _present(se) else None
+        text = f"{_pct(metrics.get('accuracy'))} ± {_pct(se)} SE" if present(se) else None
         table.add(
             "Table 5", "accuracy (all samples ± clustered SE)", "accuracy", t5["accuracy"], ours_text=text, unlike=why
         )
@@ -204,7 +147,7 @@ def _caveats(log: LogDigest, view: LogView, paper: dict[str, Any]) -> list[str]:
     notes = []
     if judge.get("self_judged") or view.metrics.get("self_judged", 0) > 0:
         notes.append("SELF-JUDGED: the model under test judged its own rewrites; not comparable")
-    elif judge.get("model") and _norm(paper["judge"]) not in _norm(str(judge.get("model"))):
+    elif judge.get("model") and norm_name(paper["judge"]) not in norm_name(str(judge.get("model"))):
         notes.append(f"judged by {judge.get('model')}, not the paper's {paper['judge']}")
     if meta.get("builtin", log.eval.task_args.get("data") is None):
         notes.append(f"data: our 36 built-in scenarios, not the paper's {paper['n_scenarios']:,}")

@@ -54,8 +54,8 @@ from inspect_ai.solver import TaskState
 from causal_suite.errors import SuiteInputError
 from causal_suite.scores import is_unscored
 from causal_suite.uncertainty import RateEstimate, rate, rate_interval
-from cobe_inspect.paper import paper_results
 from cobe_inspect.prompts import CHECKS, FINAL_STORY_MARKER, JUDGE_RETRY, judge_prompt, load_judge_prompts
+from cobe_inspect.records.paper import paper_results
 
 DEFAULT_RETRIES = 2
 # A verdict depends on the judge prompt only, not on the epoch that produced the rewrite.

@@ -21,7 +21,7 @@ from typing import Any
 from causal_suite.errors import SuiteInputError
 from causal_suite.logs import LogDigest
 from causal_suite.uncertainty import RateEstimate, rate
-from cobe_inspect.compare import MIN_N, SCORER, log_view, match_paper_model, unlike
+from cobe_inspect.log_view import MIN_N, SCORER, log_view, match_paper_model, unlike
 
 
 def _outcomes(log: LogDigest, keep: set[str]) -> RateEstimate:

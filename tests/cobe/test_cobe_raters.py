@@ -11,8 +11,8 @@ from inspect_ai import eval
 from causal_suite.errors import SuiteInputError
 from cobe_inspect.agreement import main as agreement_main
 from cobe_inspect.agreement import rater_kappa
-from cobe_inspect.raters import SHEET_COLUMNS, majority, read_rater_sheet, write_rater_sheet
 from cobe_inspect.records.convert import main as data_main
+from cobe_inspect.records.raters import SHEET_COLUMNS, majority, read_rater_sheet, write_rater_sheet
 
 
 @pytest.fixture(scope="module")

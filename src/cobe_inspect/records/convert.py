@@ -474,7 +474,7 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 
 
 def _cmd_rater_sheet(args: argparse.Namespace) -> int:
-    from cobe_inspect.raters import write_rater_sheet
+    from cobe_inspect.records.raters import write_rater_sheet
 
     path, n, model = write_rater_sheet(args.log, args.output, args.n, args.seed)
     print(f"wrote {n} responses of {model} (seed {args.seed}) to {path}, rubric {path.with_suffix('.rubric.txt')}")

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from cobe_inspect.paper import paper_results
+from cobe_inspect.records.paper import paper_results
 from cobe_inspect.records.schema import CobeRecord, load_records
 
 _WORD = re.compile(r"\S*[^\W_]\S*")
