@@ -23,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 from inspect_ai.log import EvalLog
+from inspect_ai.model import ModelConfig
 from inspect_ai.scorer import SampleScore, Score
 
 from causal_suite.errors import SuiteInputError
@@ -56,8 +57,8 @@ def fingerprint(header: EvalLog) -> dict[str, Any]:
     meta = header.eval.metadata or {}
     glass = meta.get("glass") or {}
     judge = meta.get("judge") or {}  # CoBe's grader; exp_b's judge is its extractor role
-    extractor = (header.eval.model_roles or {}).get("extractor")
-    extractor = extractor.model if extractor is not None else None
+    extractor_role = (header.eval.model_roles or {}).get("extractor")
+    extractor = extractor_role.model if isinstance(extractor_role, ModelConfig) else None
     corpus: Any = None
     if glass:
         corpus = [glass.get("pool", {}).get("sha256"), *(m.get("sha256") for m in glass.get("manifests", []))]

@@ -162,14 +162,14 @@ class OfflineGemma(ModelAPI):
         digest = hashlib.sha256(f"{config.seed or DEFAULT_SEED}|{k}|{prompt}".encode()).hexdigest()
         return int(digest[:8], 16)
 
-    def max_tokens(self, config: GenerateConfig) -> int:
+    def _max_tokens(self, config: GenerateConfig) -> int:
         return min(config.max_tokens or DEFAULT_MAX_TOKENS, self.max_tokens_cap)
 
     def _complete(self, prompt: str, config: GenerateConfig, cancel: threading.Event) -> list[dict[str, Any]]:
         """``num_choices`` completions of ``prompt`` (one per seed), stopping early once ``cancel`` is set."""
         temperature = config.temperature or 0.0
         kwargs: dict[str, Any] = dict(
-            max_tokens=self.max_tokens(config),
+            max_tokens=self._max_tokens(config),
             stop=list(config.stop_seqs or []),
             temperature=temperature,
             stopping_criteria=self.llama_cpp.StoppingCriteriaList([lambda tokens, logits: cancel.is_set()]),

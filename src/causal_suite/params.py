@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 from causal_suite.errors import SuiteInputError
 
@@ -72,6 +72,10 @@ class TaskParams:
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
         return SuiteInputError(f"Task '{self.task}': parameter '{name}' must be {allowed}, got {shown}.")
 
+    @overload
+    def boolean(self, name: str, value: Any, optional: Literal[False] = False) -> bool: ...
+    @overload
+    def boolean(self, name: str, value: Any, optional: bool) -> bool | None: ...
     def boolean(self, name: str, value: Any, optional: bool = False) -> bool | None:
         """``true`` or ``false`` (a bool, or the strings true / false in any case); None too when ``optional``.
         An integer (``-T calibration=2``) or any other string (``maybe``) is refused."""
@@ -118,6 +122,10 @@ class TaskParams:
             raise self.fail(name, "one of " + ", ".join(options), value)
         return value
 
+    @overload
+    def text(self, name: str, value: Any, optional: Literal[False]) -> str: ...
+    @overload
+    def text(self, name: str, value: Any, optional: bool = True) -> str | None: ...
     def text(self, name: str, value: Any, optional: bool = True) -> str | None:
         """A non-empty string (a path, a model slug); None too when ``optional``."""
         if value is None and optional:

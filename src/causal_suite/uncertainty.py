@@ -129,7 +129,7 @@ def ratio(numerator: Sequence[float], denominator: Sequence[float], clusters: Se
 
 def rate(values: Sequence[float], clusters: Sequence[Hashable]) -> RateEstimate:
     """The mean of ``values`` (one per unit) with its SE clustered by ``clusters``."""
-    return ratio(values, np.ones(len(values)), clusters)
+    return ratio(values, [1.0] * len(values), clusters)
 
 
 def paired_difference(

@@ -472,7 +472,8 @@ class _Header:
 def _header(line: str) -> _Header | None:
     text = line
     for pattern, repl in _HEADER_MERGES:
-        text = pattern.sub(lambda m, r=repl: m.expand(r).ljust(len(m.group(0))), text)
+        # mypy infers no type for a lambda with a default (the loop variable bound for B023)
+        text = pattern.sub(lambda m, r=repl: m.expand(r).ljust(len(m.group(0))), text)  # type: ignore[misc]
     if _TOKEN_RE.search(text) or len(text) > 400:
         return None
     words = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"\S+", text)]
@@ -693,7 +694,7 @@ def _etable(lines: list[str], family: str) -> _Found:
             row = lines[j]
             first_cell = re.search(rf"\s{{2,}}(?={NUM}|\()", row)
             label = row[: first_cell.start()].strip() if first_cell else ""
-            if label and _is_term(label.replace(" x ", ":"), family):
+            if first_cell and label and _is_term(label.replace(" x ", ":"), family):
                 for m in _ETABLE_CELL.finditer(row, first_cell.end()):
                     k = col_at(m.end(1) if m.group(3) is None else m.end())
                     if m.group(3) is None:
@@ -894,7 +895,7 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
 
     out: list[Candidate] = []
     kinds: list[str] = []
-    prev_kind, prev_tok = "", None
+    prev_kind, prev_tok = "", toks[0]  # read from the second token on
     for k, tok in enumerate(toks):
         group = group_of(tok)
         if group is None:
@@ -990,7 +991,9 @@ _STR_LINE = re.compile(
 _LIST_LINE = re.compile(rf"^\s*(?!{NUM}\s)[^:=]{{1,80}}[:=]\s*(?:{NUM}|NA\b|NaN\b)")
 
 
-def _labelled(lines: list[str], family: str, claimed: set[int], headings: set[int] = frozenset()) -> _Found:
+def _labelled(
+    lines: list[str], family: str, claimed: set[int], headings: set[int] | frozenset[int] = frozenset()
+) -> _Found:
     found = _Found([], set(), [])
     effect_re = _effect_re(family)
     kinds: dict[int, str] = {}
@@ -1020,7 +1023,7 @@ def _labelled(lines: list[str], family: str, claimed: set[int], headings: set[in
                     toks = _tokens(lines[k])
                     sep = re.search(r"[:=]", lines[k])
                     first = next((t for t in toks if sep and t.start > sep.start()), None)
-                    if first is not None:
+                    if sep and first is not None:
                         per_line[k] = [
                             _candidate(
                                 first,
@@ -1155,7 +1158,9 @@ def _answer_lines_only(lines: list[str], family: str, why: str) -> Extraction:
     ]
     best, decided = _decide(candidates)
     estimate = (
-        None if best is None else Extracted(best.value, best.rule, best.line, best.window, best.lineno, best.unit)
+        None
+        if best is None or best.value is None
+        else Extracted(best.value, best.rule, best.line, best.window, best.lineno, best.unit)
     )
     return Extraction(estimate, f"{why}; {decided}", tuple(candidates))
 
@@ -1183,7 +1188,7 @@ def _read(lines: list[str], family: str) -> Extraction:
             candidates = [replace(c, preferred=True) if c.column == int(m.group(1)) else c for c in candidates]
     best, why = _decide(candidates)
     numbers = has_numbers("\n".join(lines))
-    if best is None:
+    if best is None or best.value is None:  # _decide picks no candidate without a value
         return Extraction(None, why, tuple(candidates), numbers)
     estimate = Extracted(best.value, best.rule, best.line, best.window, best.lineno, best.unit)
     return Extraction(estimate, why, tuple(candidates), numbers)

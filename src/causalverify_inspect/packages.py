@@ -96,7 +96,7 @@ def _call_arguments(text: str, calls: re.Pattern, strings: list[str] | None = No
             if not part or "=" in part or part == "c":  # empty, named options (quietly = TRUE), c( of a list
                 continue
             placeholder = re.fullmatch(r'"(\d+)"', part) if strings is not None else None
-            name = strings[int(placeholder.group(1))] if placeholder else part.strip("\"'` ")
+            name = strings[int(placeholder.group(1))] if placeholder and strings is not None else part.strip("\"'` ")
             if re.fullmatch(_NAME, name) and name not in ("TRUE", "FALSE", "T", "F"):
                 names.add(name)
     return names

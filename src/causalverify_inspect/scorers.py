@@ -202,12 +202,13 @@ def decide_without_extractor(
     clear whatever the program meant (estimate None: a ``no_estimate`` failure), None when it is not."""
     candidates = extraction.candidates
     if candidates and all(c.value is not None for c in candidates):
-        errors = [relative_error(c.value, canonical, family, c.window, es_windows)[0] for c in candidates]
+        # every candidate has a value (checked above)
+        errors = [relative_error(c.value, canonical, family, c.window, es_windows)[0] for c in candidates]  # type: ignore[arg-type]
         within = [e <= tolerance for e in errors]
         if all(within) or not any(within):
             best = candidates[errors.index(min(errors))]
             side = "within" if within[0] else "outside"
-            estimate = Extracted(best.value, best.rule, best.line, best.window, best.lineno, best.unit)
+            estimate = Extracted(best.value, best.rule, best.line, best.window, best.lineno, best.unit)  # type: ignore[arg-type]
             return estimate, f"every one of the {len(candidates)} candidates is {side} the tolerance"
     if extraction.answers_disagree():
         return None, "its answer lines (Estimate: <number>) print different values"
@@ -217,7 +218,7 @@ def decide_without_extractor(
 
 
 def _confidence_values(state: TaskState) -> tuple[dict[str, float], str | None]:
-    record = state.store.get(CONFIDENCE_KEY, {}) or {}
+    record: dict[str, Any] = state.store.get(CONFIDENCE_KEY, {}) or {}
     values = record.get("values")
     if values is None:
         return {f"conf_{k}": float("nan") for k in CONFIDENCE_FIELDS}, record.get("reply", "")
@@ -229,7 +230,8 @@ def exp_b_scorer(tolerance: float = 0.5, es_windows: str = "strict", calibration
     """L1, L2a, L2b, L2b+ (at ``tolerance``), the sweep and the failure category of one Exp B sample (see module)."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        meta, run = state.metadata, state.store.get(RUN_KEY, {}) or {}
+        meta = state.metadata
+        run: dict[str, Any] = state.store.get(RUN_KEY, {}) or {}
         family, canonical = meta["family"], meta.get("canonical")
         image_missing = image_packages(run.get("missing_packages") or [])
         base_meta = {
@@ -337,8 +339,8 @@ def _values(scores: list[SampleScore]) -> list[dict]:
 def scenario_rate(scored: list[SampleScore], key: str, given: str | None = None) -> RateEstimate:
     """The mean of ``key`` over scored samples (restricted to those with ``given`` = 1), with its uncertainty
     clustered by scenario (the sample id: each scenario is one sample, its epochs reduced into it)."""
-    kept = [s for s in scored if given is None or s.score.value[given] == 1]  # type: ignore[index]
-    return rate([s.score.value[key] for s in kept], [s.sample_id for s in kept])  # type: ignore[index]
+    kept = [s for s in scored if given is None or s.score.value[given] == 1]  # type: ignore[index, call-overload]
+    return rate([s.score.value[key] for s in kept], [s.sample_id for s in kept])  # type: ignore[index, call-overload, misc]
 
 
 @metric
@@ -443,16 +445,16 @@ def comparison_units(scores: list[SampleScore]) -> dict[str, dict[Any, tuple[Any
     out: dict[str, dict[Any, tuple[Any, float, float]]] = {}
     scored = _scored(scores)
     for level in reversed(LEVELS):
-        out[level] = {s.sample_id: (s.sample_id, float(s.score.value[level]), 1.0) for s in scored}  # type: ignore[index]
+        out[level] = {s.sample_id: (s.sample_id, float(s.score.value[level]), 1.0) for s in scored}  # type: ignore[index, call-overload, arg-type]
     out["conditional_pass"] = {
-        s.sample_id: (s.sample_id, float(s.score.value["L2b_plus"]), float(s.score.value["L2b"]))  # type: ignore[index]
+        s.sample_id: (s.sample_id, float(s.score.value["L2b_plus"]), float(s.score.value["L2b"]))  # type: ignore[index, call-overload, arg-type]
         for s in scored
     }
     for fam in FAMILIES:
         members = [s for s in scored if (s.sample_metadata or {}).get("family") == fam]
         for level in ("L2b", "L2b_plus"):
             if members:
-                out[f"{fam}_{level}"] = {s.sample_id: (s.sample_id, float(s.score.value[level]), 1.0) for s in members}  # type: ignore[index]
+                out[f"{fam}_{level}"] = {s.sample_id: (s.sample_id, float(s.score.value[level]), 1.0) for s in members}  # type: ignore[index, call-overload, arg-type]
     return out
 
 
@@ -524,7 +526,7 @@ def detect_method(response: str) -> str | None:
     best, best_score = None, 0.0
     for family, words in METHOD_KEYWORDS.items():
         first = min((head.find(w) for w in words if w in head), default=-1)
-        score = sum(3 * section.count(w) + head.count(w) for w in words)
+        score: float = sum(3 * section.count(w) + head.count(w) for w in words)
         score += 0 if first < 0 else max(0.0, 1 - first / 4000)
         if score > best_score:
             best, best_score = family, score

@@ -10,8 +10,16 @@ model's three confidences under ``cv_confidence``.
 from __future__ import annotations
 
 import time
+from typing import Any
 
-from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, ModelOutput, get_model
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    ModelOutput,
+    get_model,
+)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import OutputLimitExceededError, SandboxEnvironment, sandbox
 
@@ -183,7 +191,7 @@ def rate_own_workflow() -> Solver:
     """Calibration arm: a fresh single-turn call showing the model its answer and its run (never the verdict)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        run = state.store.get(RUN_KEY, {})
+        run: dict[str, Any] = state.store.get(RUN_KEY, {})
         prompt = CALIBRATION_USER.format(
             research_question=state.metadata["research_question"],
             data_description=state.metadata["data_description"],
@@ -191,7 +199,7 @@ def rate_own_workflow() -> Solver:
             exit_code=run.get("exit_code"),
             stdout=(run.get("stdout") or "(nothing)")[-3000:],
         )
-        messages = [ChatMessageSystem(content=CALIBRATION_SYSTEM), ChatMessageUser(content=prompt)]
+        messages: list[ChatMessage] = [ChatMessageSystem(content=CALIBRATION_SYSTEM), ChatMessageUser(content=prompt)]
         output = await get_model().generate(messages)
         state.store.set(CONFIDENCE_KEY, {"reply": output.completion, "values": parse_confidences(output.completion)})
         return state

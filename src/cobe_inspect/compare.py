@@ -154,6 +154,7 @@ def _caveats(log: LogDigest, view: LogView, paper: dict[str, Any]) -> list[str]:
     prompts = judge.get("prompts") or {}
     if prompts.get("name", "").startswith("cobe-ours"):
         notes.append("judge prompts: our wording, not the paper's")
+    assert log.results is not None  # the metrics came from them (_metrics)
     [result] = [s for s in log.results.scores if s.name == SCORER]
     if result.unscored_samples:
         notes.append(f"{result.unscored_samples} unscored sample(s) left out of our figures")
@@ -183,6 +184,7 @@ def compare_log(log: LogDigest, paper: dict[str, Any], paper_model: str | None =
     """One block of text: the log's header, its caveats and the comparison table."""
     view = log_view(log)
     key = paper_model or match_paper_model(log.eval.model, paper)
+    assert log.results is not None  # the metrics came from them (metrics_of)
     [result] = [s for s in log.results.scores if s.name == SCORER]
     judge = (log.eval.metadata or {}).get("judge") or {}
     prompts = judge.get("prompts") or {}

@@ -214,7 +214,7 @@ def cobe_dataset(
     if not samples:
         raise SuiteInputError(f"CoBe file '{where}' has no query for phrasing(s) {', '.join(chosen or ())}.")
     if tier == 1 and chosen is not None:
-        served = {str(s.metadata["scenario_id"]) for s in samples if s.metadata}  # type: ignore[index]
+        served = {str(s.metadata["scenario_id"]) for s in samples if s.metadata}
         skipped = [r.scenario_id for r in records if r.scenario_id not in served]
         if skipped:
             logger.warning(

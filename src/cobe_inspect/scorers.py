@@ -189,10 +189,10 @@ CLUSTER = "core_id"
 which share one story (the paper's 2,000 items are variations of about 106 cores)."""
 
 
-def core_rate(scored: list[SampleScore], value_of: Callable[[dict], float]) -> RateEstimate:
+def core_rate(scored: list[SampleScore], value_of: Callable[..., float]) -> RateEstimate:
     """The mean of ``value_of(score value)`` over scored samples, with inspect's ``stderr`` clustered by core
     example (NaN below two cores), its Wilson interval, the samples and the cores."""
-    values = [value_of(s.score.value) for s in scored]  # type: ignore[arg-type]
+    values = [value_of(s.score.value) for s in scored]
     cores = len({(s.sample_metadata or {}).get(CLUSTER) for s in scored})
     if not values:
         return rate([], [])
@@ -200,7 +200,7 @@ def core_rate(scored: list[SampleScore], value_of: Callable[[dict], float]) -> R
     return rate_interval(float(np.mean(values)), se, len(values), cores)
 
 
-def _correct(value: dict) -> float:
+def _correct(value: Any) -> float:
     return float(value["correct"])
 
 
@@ -328,7 +328,7 @@ def paper_weighted_accuracy() -> Metric:
         for s in _scored(scores):
             graph = (s.sample_metadata or {}).get("graph_type")
             if graph in shares:
-                by_type[graph].append(_correct(s.score.value))  # type: ignore[arg-type]
+                by_type[graph].append(_correct(s.score.value))
         total = sum(shares[t] for t in by_type)
         value = sum(shares[t] * float(np.mean(v)) for t, v in by_type.items()) / total if total else math.nan
         return {"paper_weighted_accuracy": value, "paper_weighted_accuracy_types": len(by_type)}
@@ -376,11 +376,11 @@ def comparison_units(scores: list[SampleScore]) -> dict[str, dict[Any, tuple[Any
     for s in _scored(scores):
         meta, value = s.sample_metadata or {}, s.score.value
         core = meta.get(CLUSTER)
-        out["accuracy"][s.sample_id] = (core, _correct(value), 1.0)  # type: ignore[arg-type]
+        out["accuracy"][s.sample_id] = (core, _correct(value), 1.0)
         for check in CHECKS:
-            out[f"{check}_failure"][s.sample_id] = (core, 1 - float(value[check]), 1.0)  # type: ignore[index]
+            out[f"{check}_failure"][s.sample_id] = (core, 1 - _value(s, check), 1.0)
         for key in COMPARED_GROUPS:
-            out[f"{key}={meta.get(key, 'unlabeled')}"][s.sample_id] = (core, _correct(value), 1.0)  # type: ignore[arg-type]
+            out[f"{key}={meta.get(key, 'unlabeled')}"][s.sample_id] = (core, _correct(value), 1.0)
     return dict(out)
 
 
@@ -471,7 +471,7 @@ def cobe_judge(
                 f"({_explain(verdicts)})",
                 metadata=metadata,
             )
-        value: dict[str, int] = {c: int(v) for c, v in verdicts.items() if v is not None}
+        value = {c: int(v) for c, v in verdicts.items() if v is not None}
         value["correct"] = int(all(value.values()))
         return Score(value=value, answer=text, explanation=_explain(verdicts), metadata=metadata)
 

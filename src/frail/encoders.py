@@ -65,7 +65,7 @@ def resolve_encoder(model: str | None) -> tuple[str, bool]:
     return model, False
 
 
-def load_encoder(model: str | None, local_files_only: bool | None = None) -> tuple[Any, nn.Module, str]:
+def load_encoder(model: str | None, local_files_only: bool | None = None) -> tuple[Any, Any, str]:
     """Load (tokenizer, AutoModel, resolved name); any failure is one SuiteInputError saying what to do."""
     from transformers import AutoModel, AutoTokenizer
 
@@ -98,7 +98,7 @@ class PooledEncoder(nn.Module):
 
     def __init__(self, encoder: nn.Module):
         super().__init__()
-        self.encoder = encoder
+        self.encoder: Any = encoder  # a transformers (or peft) model: save_pretrained, config
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         out = self.encoder(input_ids=input_ids, attention_mask=attention_mask)
@@ -120,7 +120,7 @@ class HFEncoderFeaturizer(Featurizer):
         self.seed, self.encoder_name, self.max_len, self.batch_size = seed, encoder, max_len, batch_size
         self.device, self.local_files_only = device, local_files_only
         self._module: PooledEncoder | None = None
-        self._tokenizer = None
+        self._tokenizer: Any = None
 
     # -- loading ---------------------------------------------------------------------------------------------
     def _build(self, encoder: nn.Module) -> nn.Module:
@@ -139,6 +139,7 @@ class HFEncoderFeaturizer(Featurizer):
     def module(self) -> PooledEncoder:
         if self._module is None:
             self._load()
+        assert self._module is not None  # _load built it
         return self._module
 
     @property

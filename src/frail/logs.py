@@ -204,8 +204,8 @@ def observations_from_logs(
                     complexity_score=base.complexity_score,
                     base_text=base.text,
                     twin_text=twin.text,
-                    y_base=float(status[0]),
-                    y_twin=float(status[1]),
+                    y_base=float(status[0]),  # type: ignore[arg-type]  # None in status was skipped above
+                    y_twin=float(status[1]),  # type: ignore[arg-type]
                     category=base.category,
                     injection_size=pair.injection_size,
                     solver=scores.solver,

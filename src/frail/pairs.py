@@ -134,7 +134,7 @@ def _outcomes(raw: dict[str, Any], where: str) -> tuple[float, float, str]:
 
 
 #: The JSON type of each field read: required (not null) and optional (type-checked when present and not null).
-_REQUIRED = {
+_REQUIRED: dict[str, type | tuple] = {
     "base_id": (str, int),
     "twin_id": (str, int),
     "operator": str,
@@ -143,7 +143,7 @@ _REQUIRED = {
     "complexity_score": NUMBER,
     "y_base_mean": NUMBER,
 }
-_OPTIONAL = {
+_OPTIONAL: dict[str, type | tuple] = {
     "y_twin": NUMBER,
     "delta_mean": NUMBER,
     "dose": int,

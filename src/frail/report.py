@@ -23,6 +23,7 @@ import math
 import resource
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ PROTOCOL_NOTES = {
 }
 
 
-def load_dataset(pair_files: list[str | Path]) -> Dataset:
+def load_dataset(pair_files: Sequence[str | Path]) -> Dataset:
     rows = read_pair_files(pair_files)
     obs = observations_frame(rows)
     doses = sorted(int(d) for d in obs["dose"].unique())
@@ -288,6 +289,7 @@ def _plots(out: Path, result: SeedResult, data: Dataset) -> list[str]:
     import matplotlib.pyplot as plt
 
     pred = result.predictions
+    assert pred is not None and result.p_test is not None  # a seed that was not skipped
     fig, ax = plt.subplots(figsize=(4.5, 4))
     ax.scatter(pred["pi"], pred["pi_hat"], s=8, alpha=0.6)
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="y = x")
@@ -298,7 +300,9 @@ def _plots(out: Path, result: SeedResult, data: Dataset) -> list[str]:
         title=f"seed {result.seed}: ρ_S = {'n/a' if rho is None else f'{rho:.3f}'} (n = {len(pred)})",
     )
     ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout(), write_figure_atomic(fig, out / "pi_scatter.png"), plt.close(fig)
+    fig.tight_layout()
+    write_figure_atomic(fig, out / "pi_scatter.png")
+    plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(5, 4))
     picks = pred.sort_values("pi").iloc[np.linspace(0, len(pred) - 1, min(4, len(pred))).astype(int)]
@@ -310,19 +314,24 @@ def _plots(out: Path, result: SeedResult, data: Dataset) -> list[str]:
         ax.scatter(measured.index, measured.to_numpy(), color=color, marker="x")
     ax.set(xlabel="dose m", ylabel="break probability", title="predicted p(J, m) (lines), measured (x)")
     ax.legend(fontsize=7)
-    fig.tight_layout(), write_figure_atomic(fig, out / "dose_response.png"), plt.close(fig)
+    fig.tight_layout()
+    write_figure_atomic(fig, out / "dose_response.png")
+    plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(4.5, 4))
     ax.scatter(pred["C"], pred["pi_hat"], s=8, alpha=0.5, label="predicted π")
     ax.scatter(pred["C"], pred["crd_hat"], s=8, alpha=0.5, label="predicted D⊥")
     ax.set(xlabel="declared complexity C", ylabel="prediction", title="orthogonality to C")
     ax.legend(fontsize=7)
-    fig.tight_layout(), write_figure_atomic(fig, out / "orthogonality.png"), plt.close(fig)
+    fig.tight_layout()
+    write_figure_atomic(fig, out / "orthogonality.png")
+    plt.close(fig)
     return ["pi_scatter.png", "dose_response.png", "orthogonality.png"]
 
 
 def _dump_predictions(out: Path, result: SeedResult, doses: list[int]) -> None:
     """The seed's test-fold predictions with p(J, m) per design dose (columns ``p_m{m}``), written atomically."""
+    assert result.predictions is not None and result.p_test is not None  # a seed that was not skipped
     frame = result.predictions.copy()
     for j, m in enumerate(doses):
         frame[f"p_m{m}"] = result.p_test[:, j]
@@ -414,6 +423,7 @@ def _run_protocol(
                 if dump_predictions:
                     _dump_predictions(out, result, data.doses)
                 if save_models:
+                    assert result.model is not None  # a seed that was not skipped
                     result.model.save(
                         out / "models" / f"frail_pi_seed{seed}.pt", split, result.featurizer, result.probe_standardiser
                     )
@@ -421,7 +431,7 @@ def _run_protocol(
         done = [r for r in results if r.skipped is None]
         if not done:
             summary["status"] = "insufficient_data"
-            summary["message"] = "; ".join(r.skipped for r in results) + "."
+            summary["message"] = "; ".join(str(r.skipped) for r in results) + "."
         else:
             summary["aggregate"] = _aggregate(results)
             summary["curation"] = _aggregate_curation([r["curation"] for r in summary["per_seed"] if "curation" in r])
@@ -461,7 +471,7 @@ def _both_markdown(summary: dict[str, Any], parts: dict[str, dict[str, Any]]) ->
 
 
 def run_report(
-    pair_files: list[str | Path],
+    pair_files: Sequence[str | Path],
     featurizer: str,
     seeds: list[int],
     out_dir: str | Path,

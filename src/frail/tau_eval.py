@@ -120,7 +120,7 @@ def _scores(
 
 def _mean_over_seeds(per_seed: list[dict[str, Any]], level: str) -> dict[str, dict[str, float | None]]:
     methods = per_seed[0][level]
-    out = {}
+    out: dict[str, dict[str, float | None]] = {}
     for m, cells in methods.items():
         out[m] = {}
         for k in cells:
@@ -226,8 +226,9 @@ NOT_BASELINES = ("frail_tau_contrast", "frail_tau_ex_ante", "frail_tau_ex_ante_r
 def _headline(job: dict[str, dict[str, float | None]], has_truth: bool) -> dict[str, Any]:
     key = "spearman_d_perp" if has_truth else "spearman"
     baselines = {m: cells for m, cells in job.items() if m not in NOT_BASELINES and cells[key] is not None}
-    best = max(baselines, key=lambda m: baselines[m][key]) if baselines else None
-    out = {
+    # the baselines kept have a value
+    best = max(baselines, key=lambda m: baselines[m][key]) if baselines else None  # type: ignore[arg-type, return-value]
+    out: dict[str, Any] = {
         "target": "d_perp" if has_truth else "d_avg",
         "frail_tau": {"spearman": job["frail_tau_contrast"][key], "abs_rho_C": job["frail_tau_contrast"]["abs_rho_C"]},
     }

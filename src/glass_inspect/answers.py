@@ -293,7 +293,8 @@ def _safe_sympy(text: str) -> sympy.Expr | None:
 
 
 def _split_top(s: str) -> list[str]:
-    parts, depth, cur = [], 0, []
+    parts, depth = [], 0
+    cur: list[str] = []
     for ch in s:
         if ch in "([{":
             depth += 1

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 
 from causal_suite.errors import SuiteInputError
 from causal_suite.files import sha256_file
@@ -130,7 +130,7 @@ def build_samples(pool: dict[str, TextRecord], pairs: dict[int, list[PairRecord]
         meta = rec.sample_metadata() | {"doses": sorted(doses[text_id])}
         owner = None if rec.operator == IDENTITY else by_text.get(rec.text)
         if owner is not None:
-            samples[owner].metadata["same_text"].append(meta)
+            samples[owner].metadata["same_text"].append(meta)  # type: ignore[index]  # built below with metadata
             continue
         meta["same_text"] = []
         if rec.operator != IDENTITY:
@@ -139,7 +139,7 @@ def build_samples(pool: dict[str, TextRecord], pairs: dict[int, list[PairRecord]
     return list(samples.values())
 
 
-def glass_dataset(selection: GlassSelection) -> tuple[MemoryDataset, dict[str, Any]]:
+def glass_dataset(selection: GlassSelection) -> tuple[Dataset, dict[str, Any]]:
     """The eval dataset and the ``glass`` task metadata (corpus, suite, manifests with sha256) of a selection."""
     pool = load_pool(selection.corpus)
     pairs = selected_pairs(selection, pool)

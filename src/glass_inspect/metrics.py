@@ -51,7 +51,7 @@ class PairOutcome:
 
 
 def _records(scores: list[SampleScore]) -> list[tuple[dict[str, Any], float]]:
-    out = []
+    out: list[tuple[dict[str, Any], float]] = []
     for s in scores:
         if is_unscored(s.score.value):
             continue

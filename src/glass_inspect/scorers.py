@@ -161,11 +161,11 @@ def modal_answer() -> ScoreReducer:
                 explanation=f"draws {failed} could not be scored" if failed else "draws lack gold/suite metadata",
                 metadata={"answers": answers, "failed_epochs": failed},
             )
-        extra = {}
+        extra: dict[str, Any] = {}
         if all(isinstance((s.metadata or {}).get("correct"), list) for s in ordered):  # in-sample draws
             extra = {
-                "correct": [c for s in ordered for c in s.metadata["correct"]],
-                "requests": sum(s.metadata.get("requests") or 0 for s in ordered),
+                "correct": [c for s in ordered for c in (s.metadata or {})["correct"]],
+                "requests": sum((s.metadata or {}).get("requests") or 0 for s in ordered),
             }
         return _modal_score(answers, first["gold"], first["suite"], extra)
 

@@ -229,11 +229,13 @@ async def run_confined(
         if seccomp is not None:
             os.close(seccomp)
     out, err = Capture(limits.output_bytes), Capture(limits.output_bytes)
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
     finished = asyncio.ensure_future(asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err), proc.wait()))
     watcher = asyncio.ensure_future(guard.watch(proc.pid)) if guard.needs_watch() else None
     breach, late = None, False
     try:
         if input is not None:
+            assert proc.stdin is not None  # a pipe when there is input
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 proc.stdin.write(input.encode() if isinstance(input, str) else input)
                 await proc.stdin.drain()

@@ -159,11 +159,12 @@ def probe_engine() -> Engine:
     compose = _run(["docker", "compose", "version", "--short"])
     compose_version = _version(compose.stdout) if compose is not None and compose.returncode == 0 else None
     if compose_version is None or compose_version < COMPOSE_MIN:
-        found = f"version {compose.stdout.strip()}" if compose_version else "none"
+        found = f"version {compose.stdout.strip()}" if compose is not None and compose_version else "none"
         return Engine(
             server=server,
             problem=f"Docker Compose v2 >= {_dotted(COMPOSE_MIN)} (`docker compose`) is missing (found {found})",
         )
+    assert compose is not None  # its version was read above
     return Engine(server=server, compose=compose.stdout.strip())
 
 

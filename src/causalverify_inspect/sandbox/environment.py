@@ -73,6 +73,8 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
             workdir_quota=auto and mount_workdir_quota(self.workdir, limits),
             budget=eval_group,
         )
+        self.uid: int | None
+        self._uid_lock: int | None
         self.uid, self._uid_lock = allocate_uid() if os.geteuid() == 0 else (None, None)
         self._own(self.workdir)
 
@@ -154,7 +156,7 @@ class ConfinedSandboxEnvironment(SandboxEnvironment):
                 os.kill(pid, 9)
 
     def _release_uid(self) -> None:
-        if self._uid_lock is not None:
+        if self._uid_lock is not None and self.uid is not None:  # allocated together
             release_uid(self.uid, self._uid_lock)
             self._uid_lock = None
 

@@ -218,7 +218,7 @@ def _event_study(plan: Plan, rng: np.random.Generator) -> Realised:
     S, L, K = p["stocks"], p["pre"], p["post"]
     effect = plan.sign * _sig(rng.uniform(*p["effect"]))
     days = np.arange(-L, K + 1)
-    beta = rng.uniform(*p["beta"], S)
+    beta = rng.uniform(*p["beta"], S)  # type: ignore[call-overload]  # no overload matches *args of Any
     alpha = rng.normal(0.0, 0.0005, S)
     mkt = rng.normal(0.0003, 0.01, (S, days.size))
     if p["tails"]:  # Student-t(5) shocks scaled to the tier's standard deviation

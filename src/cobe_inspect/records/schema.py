@@ -151,7 +151,7 @@ def _criteria(raw: dict[str, Any], err: RecordError) -> tuple[str, str]:
 
 
 def _queries(raw: dict[str, Any], err: RecordError) -> tuple[str | None, ...]:
-    value = raw.get("Query")
+    value: Any = raw.get("Query")  # raw JSON, checked below
     ok = isinstance(value, list) and all(v is None or (isinstance(v, str) and v.strip()) for v in value)
     if not ok or not any(v is not None for v in value):
         raise err(
@@ -301,7 +301,8 @@ def load_records(path: str | Path | None = None) -> list[CobeRecord]:
     raws = raw_records(p)
     if not raws:
         raise SuiteInputError(f"CoBe file '{p}' holds no records.")
-    records, seen = [], {}
+    records: list[CobeRecord] = []
+    seen: dict[str, str] = {}
     for raw, position in raws:
         record = parse_record(raw, p, position)
         if record.scenario_id in seen:

@@ -89,6 +89,8 @@ def binomial_bce(logits: torch.Tensor, k: torch.Tensor, n: torch.Tensor) -> torc
 class FrailPi:
     """Train, predict and save Frail-π over a fixed feature matrix (frozen featurizers)."""
 
+    epoch_seconds: list[float]  # wall time of each joint encoder epoch, set by fit_pi_with_encoder
+
     def __init__(self, in_dim: int, doses: list[int], config: PiConfig | None = None):
         self.config = config or PiConfig()
         self.doses = sorted(doses)

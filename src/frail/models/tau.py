@@ -118,6 +118,8 @@ class TauData:
 class FrailTau:
     """Train (two-stage curriculum) and predict Frail-τ over fixed base/twin feature matrices."""
 
+    seconds: float  # wall time of the fit, set by frail.tau_eval
+
     def __init__(self, in_dim: int, config: TauConfig | None = None):
         self.config = config or TauConfig()
         torch.manual_seed(self.config.seed)

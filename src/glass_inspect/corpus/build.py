@@ -104,7 +104,8 @@ class _Candidates:
             self.accept = lambda s: audit_ok(s) and not mentions_money(s, tex)
 
     def _distinct(self, family: str, k: int, make) -> list[tuple[str, Twin]]:
-        out, seen = [], {self.p.text}
+        out: list[tuple[str, Twin]] = []
+        seen = {self.p.text}
         for attempt in range(3 * k):
             if len(out) == k:
                 break
@@ -188,7 +189,7 @@ def _mix(c: _Candidates, m: int, sizes: Sequence[int], rng: random.Random) -> li
 
 
 def _record(p: Problem, suite: str, text_id: str, twin: Twin | None, flags: Sequence[str] = ()) -> TextRecord:
-    common = dict(
+    common: dict[str, Any] = dict(
         base_id=p.base_id,
         answer=p.answer,
         complexity_score=p.complexity,
@@ -261,7 +262,7 @@ def build_corpus(
     )
     tex = suite == "math"
     donor_problems = list(problems)
-    donor_info = []
+    donor_info: list[dict[str, Any]] = []
     donors = [(q.base_id, donor_run(segment(q.text, tex).setup, tex)) for q in problems] if own_donors else []
     if not own_donors:
         donor_problems = []
@@ -281,7 +282,9 @@ def build_corpus(
     sizes_used: dict[int, Counter] = {m: Counter() for m in doses}
     for p in problems:
         cands = _Candidates(p, donors, seed, surface_twins, max_distractors, tex, stats)
-        twins = {i: (t, ()) for f in TWIN_FAMILIES[:2] for i, t in cands.by_family[f]}
+        twins: dict[str, tuple[Twin, tuple[str, ...]]] = {
+            i: (t, ()) for f in TWIN_FAMILIES[:2] for i, t in cands.by_family[f]
+        }
         used: set[str] = set()
         for m in doses:
             rng = random.Random(derive_seed(seed, p.base_id, "mix", m))

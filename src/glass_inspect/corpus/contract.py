@@ -144,7 +144,7 @@ def _read_jsonl(path: Path, cls: type) -> list:
     return rows
 
 
-def _required(cls: type, name: str) -> bool:
+def _required(cls: Any, name: str) -> bool:
     f = cls.__dataclass_fields__[name]
     return f.default is MISSING and f.default_factory is MISSING
 

@@ -53,7 +53,7 @@ def labeled_pairs(corpus: str | Path, dose: int) -> list[dict[str, Any]]:
     Extra keys ``dose``, ``injection_size`` and ``answer`` make the rows round-trip into a corpus.
     """
     texts = {r.text_id: r for r in read_pool(corpus)}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for p in read_manifest(corpus, dose):
         base, twin = texts[p.base_id], texts[p.twin_id]
         c = base.complexity_score

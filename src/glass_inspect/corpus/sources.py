@@ -91,7 +91,7 @@ def parse_row(suite: str, row: Any, where: str, number: int) -> Problem:
         text, solution = _field(row, "question", where), _field(row, "answer", where)
         if "####" not in solution:
             raise _BadRow(f"{where}: field 'answer' has no '#### <number>' final answer")
-        raw = solution.rsplit("####", 1)[1].strip()
+        raw: str | None = solution.rsplit("####", 1)[1].strip()
         answer = normalize_answer(raw, "gsm")
         if answer is None:
             raise _BadRow(f"{where}: field 'answer' ends in a non-numeric final answer {raw!r}")

@@ -378,6 +378,7 @@ def _name_first(sentences: list[str], name: str, gender: str, tex: bool) -> list
             continue
         if at_name and (not pron or at_name.start() < pron.start()):
             return out
+        assert pron is not None  # a name without a pronoun before it returned above
         word = pron.group(0).lower()
         if word in ("himself", "herself", "hers"):
             return None
