@@ -5,9 +5,13 @@ Usage::
 
     python -m cobe_inspect.agreement LOG LABELS
 
-``LABELS`` is a CSV with columns ``sample_id`` (as in the log, e.g. ``317v3-A``) and ``human`` (1 = valid
-rewrite, 0 = invalid). The judge verdict of a sample is its ``correct`` value (epoch 1). Samples the judge left
-unscored and labels with no sample in the log are counted and reported, never compared.
+``LABELS`` is either a CSV with columns ``sample_id`` (as in the log, e.g. ``317v3-A``) and ``human`` (1 = valid
+rewrite, 0 = invalid), or a rater sheet (``cobe-data rater-sheet``, ``cobe_inspect.records.raters``) whose three columns
+``rater_1``..``rater_3`` (Yes / No / Other) give the reference label by majority, as in the paper; then Fleiss'
+kappa among the three raters is printed too. The judge verdict of a sample is its ``correct`` value (epoch 1);
+beside the overall table, one per check (E0, E1, E2: the check failed vs the human label) shows which check
+agrees with the raters. Samples the judge left unscored, labels with no sample in the log and rows without a
+majority are counted and reported, never compared.
 """
 
 from __future__ import annotations
@@ -18,14 +22,15 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from causal_suite.errors import SuiteInputError, reports_input_errors, require_file
 from causal_suite.jsonl import TABLE_LIMIT, read_text
 from causal_suite.logs import LogReader
 from causal_suite.scores import is_unscored
+from cobe_inspect.records.raters import read_rater_sheet
 
 SCORER = "cobe_judge"
 HUMAN_VALUES = {"1": 1, "0": 0}
@@ -74,9 +79,9 @@ def agreement(judge: dict[str, int | None], human: dict[str, int]) -> Agreement:
     return Agreement(tp, fp, fn, tn, unscored, missing, _ratio(tp + tn, len(pairs)), precision, recall, f1, kappa)
 
 
-def judge_verdicts(log_path: str | Path) -> dict[str, int | None]:
-    """``sample_id -> correct`` (None when unscored) for epoch 1 of a CoBe log."""
-    verdicts: dict[str, int | None] = {}
+def judge_scores(log_path: str | Path) -> dict[str, dict[str, int] | None]:
+    """``sample_id -> {E0, E1, E2, correct}`` (None when unscored) for epoch 1 of a CoBe log."""
+    verdicts: dict[str, dict[str, int] | None] = {}
     with LogReader(log_path, "Eval log") as log:
         for sample in log.samples(inputs=False):
             if sample.epoch != 1:
@@ -86,7 +91,11 @@ def judge_verdicts(log_path: str | Path) -> dict[str, int | None]:
                 raise SuiteInputError(
                     f"Eval log '{log_path}', sample {sample.id}: no '{SCORER}' score; is it a CoBe log?"
                 )
-            verdicts[str(sample.id)] = None if is_unscored(score.value) else int(cast(dict, score.value)["correct"])
+            value = score.value
+            if is_unscored(value) or not isinstance(value, dict):
+                verdicts[str(sample.id)] = None
+            else:
+                verdicts[str(sample.id)] = {k: int(v) for k, v in value.items() if isinstance(v, int | float)}
     if not verdicts:
         raise SuiteInputError(f"Eval log '{log_path}' holds no samples.")
     return verdicts
@@ -115,8 +124,24 @@ def read_labels(path: str | Path) -> dict[str, int]:
     return labels
 
 
-def format_report(result: Agreement) -> str:
-    """The plain-text table printed by the command line."""
+def per_check(scores: dict[str, dict[str, int] | None], human: dict[str, int]) -> dict[str, Agreement]:
+    """For each check, its verdict (pass 1 / fail 0) against the human label: failure is the positive class."""
+    return {
+        check: agreement({i: None if v is None else v[check] for i, v in scores.items()}, human)
+        for check in ("E0", "E1", "E2")
+    }
+
+
+def rater_kappa(votes: dict[str, tuple[str, str, str]]) -> float:
+    """Fleiss' kappa among the three raters over every row (categories Yes, No, Other); NaN when undefined."""
+    table, _ = aggregate_raters([list(v) for v in votes.values()])
+    if len(votes) < 2 or table.shape[1] < 2:
+        return math.nan
+    return float(fleiss_kappa(table))
+
+
+def format_report(result: Agreement, checks: dict[str, Agreement] | None = None) -> str:
+    """The plain-text table printed by the command line (with one line per check when given)."""
     lines = [
         f"compared samples      {result.n}  "
         f"(unscored by the judge: {result.unscored}; labels not in log: {result.missing})",
@@ -127,17 +152,41 @@ def format_report(result: Agreement) -> str:
         f"F1         {result.f1:.3f}",
         f"Cohen's kappa {result.kappa:.3f}",
     ]
+    if checks:
+        lines.append("per check (the check failed vs the human label; positive = invalid rewrite):")
+        for check, r in checks.items():
+            lines.append(
+                f"  {check}  TP {r.tp}  FP {r.fp}  FN {r.fn}  TN {r.tn}  precision {r.precision:.3f}  "
+                f"recall {r.recall:.3f}  kappa {r.kappa:.3f}"
+            )
     return "\n".join(lines)
+
+
+def read_reference(path: str | Path) -> tuple[dict[str, int], list[str]]:
+    """The reference labels of a labels file or a rater sheet, and the lines describing the raters (if any)."""
+    p = require_file(path, "Labels file")
+    header = read_text(p, f"Labels file '{p}'", TABLE_LIMIT).partition("\n")[0]
+    if "rater_1" not in next(csv.reader([header]), []):
+        return read_labels(p), []
+    sheet = read_rater_sheet(p)
+    return sheet.labels, [
+        f"raters: {len(sheet.votes)} rows, {sheet.no_majority} without a Yes/No majority (left out); "
+        f"Fleiss' kappa among the three raters {rater_kappa(sheet.votes):.3f}"
+    ]
 
 
 @reports_input_errors("python -m cobe_inspect.agreement")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cobe_inspect.agreement", description=__doc__.split("\n\n")[0])
     parser.add_argument("log", help="a CoBe eval log (.eval or .json)")
-    parser.add_argument("labels", help="CSV with columns sample_id,human (1 = valid rewrite)")
+    parser.add_argument(
+        "labels", help="CSV with columns sample_id,human (1 = valid rewrite), or a filled rater sheet (rater_1..3)"
+    )
     args = parser.parse_args(argv)
-    result = agreement(judge_verdicts(args.log), read_labels(args.labels))
-    print(format_report(result))
+    scores = judge_scores(args.log)
+    human, rater_lines = read_reference(args.labels)
+    verdicts = {i: None if v is None else v["correct"] for i, v in scores.items()}
+    print("\n".join([*rater_lines, format_report(agreement(verdicts, human), per_check(scores, human))]))
     return 0
 
 

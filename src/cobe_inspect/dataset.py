@@ -3,8 +3,9 @@
 The record format and file reading live in ``cobe_inspect.records.schema`` (re-exported here). Tier 1 runs every
 published query of a record (A, B, C and any further ``Q4``, ...); Tiers 2-4 fill the respondent templates of
 ``cobe_inspect.prompts`` from the record: D from its ``Intervention`` or, failing that, the clause its own query
-states; E-G from its ``Original event`` and ``Intervened event``; H1/H2 from ``Intervened event`` or, failing
-that, its first query. A phrasing that needs a piece some records lack fails, naming the records and fields.
+states; E-G from its ``Original event`` and ``Intervened event``; H1/H2's rewrite request from ``Intervened event``
+or, failing that, its intervention clause (as D). Each sample's ``request`` metadata is the rewrite request alone
+(no story), which the judge's ``$query`` shows. A phrasing that needs a piece some records lack fails, naming the records and fields.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ from causal_suite.errors import SuiteInputError
 from causal_suite.params import comma_list
 from cobe_inspect.prompts import (
     PLACEHOLDER_FIELDS,
+    REQUEST_FROM_CLAUSE,
     REQUEST_FROM_EVENT,
     TIER_PHRASINGS,
     PromptSet,
     load_tier_templates,
+    rewrite_request,
     template_fields,
     template_key,
+    template_placeholders,
     tier_request,
 )
 from cobe_inspect.records.graphs import GRAPH_TYPES
@@ -81,8 +85,7 @@ def resolve_phrasings(tier: int, phrasings: str | list[str] | tuple[str, ...] | 
 
 def _fill(record: CobeRecord, phrasing: str, template: str) -> tuple[dict[str, str], dict[str, str], list[str]]:
     """The template's fill for one record: values, where each optional piece came from, and missing fields."""
-    first_slot, first_query = record.query_slots[0]
-    fill = {"story": record.story, "query": record.query(phrasing) or first_query}
+    fill = {"story": record.story, "query": record.query(phrasing) or record.query_slots[0][1]}
     sources: dict[str, str] = {}
     missing: list[str] = []
     for name in template_fields(template):
@@ -93,15 +96,27 @@ def _fill(record: CobeRecord, phrasing: str, template: str) -> tuple[dict[str, s
             fill[name], sources[name] = derived[0], f"query {derived[1]}"
         else:
             missing.append(field_name)
-    if "Intervened event" in record.pieces:
-        fill["request"] = REQUEST_FROM_EVENT.format(intervened=record.pieces["Intervened event"])
-        if "$request" in template or "${request}" in template:
-            sources["request"] = "Intervened event"
-    else:
-        fill["request"] = first_query
-        if "$request" in template or "${request}" in template:
-            sources["request"] = f"query {first_slot}"
+    request = _request(record)
+    if request is not None:
+        fill["request"] = request[0]
+        if "request" in template_placeholders(template):
+            sources["request"] = request[1]
+    elif "request" in template_placeholders(template):
+        missing.append("Intervention")
     return fill, sources, missing
+
+
+def _request(record: CobeRecord) -> tuple[str, str] | None:
+    """H1/H2's rewrite request and its source: from ``Intervened event``, else from the intervention clause (the
+    ``Intervention`` field, else the clause a query states); None when the record has neither."""
+    if "Intervened event" in record.pieces:
+        return REQUEST_FROM_EVENT.format(intervened=record.pieces["Intervened event"]), "Intervened event"
+    if "Intervention" in record.pieces:
+        return REQUEST_FROM_CLAUSE.format(intervention=record.pieces["Intervention"]), "Intervention"
+    derived = derive_intervention(record.queries)
+    if derived is None:
+        return None
+    return REQUEST_FROM_CLAUSE.format(intervention=derived[0]), f"query {derived[1]}"
 
 
 def check_tier_fields(
@@ -170,6 +185,7 @@ def record_to_samples(
                     "phrasing": phrasing,
                     "tier": tier,
                     "story": record.story,
+                    "request": rewrite_request(template_key(phrasing), template, fill),
                     "preserve": record.preserve,
                     "change": record.change,
                     "numeric_checks": list(record.numeric_checks),

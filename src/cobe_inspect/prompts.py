@@ -15,13 +15,16 @@ Tiers (App. E):
 - Tier 4, phrasing H2: a step-by-step structural-causal-model recipe (E.3).
 
 H1 and H2 end with a rewrite request (``$request``): "... the counterfactual scenario in which <Intervened
-event>." when the record has that field, else the record's own first query, so both run on published records.
+event>." when the record has that field, else "... as it would read had <intervention>." from the record's
+``Intervention`` or the clause its own query states (as D), so both run on published records without sending a
+Tier-1 phrasing. The judge's ``$query`` is the rewrite request alone (``rewrite_request``), never the story.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -93,7 +96,7 @@ TIER_OF: dict[str, int] = {p: tier for tier, ps in TIER_PHRASINGS.items() for p 
 
 # Placeholders of the respondent templates: $story; $query (Tier 1: the slot's own query; elsewhere the record's
 # first query); $intervention (the clause after "had"); $original / $intervened (the record's Original / Intervened
-# event); $request (H1/H2's rewrite request, built from Intervened event or else the record's first query).
+# event); $request (H1/H2's rewrite request, built from Intervened event or else the intervention clause).
 TIER_PLACEHOLDERS = frozenset({"story", "query", "intervention", "original", "intervened", "request"})
 # Record fields a placeholder is filled from (``$intervention`` falls back to the clause a query states).
 PLACEHOLDER_FIELDS: dict[str, str] = {
@@ -107,8 +110,10 @@ TIER_TEMPLATE_KEYS = ("tier1", "D", "E", "F", "G", "H1", "H2")
 # Tier 4 asks for the final story after this marker, so the judge sees the story and not the worked steps.
 FINAL_STORY_MARKER = "Rewritten story:"
 
-# H1/H2's rewrite request when the record names its intervened event.
+# H1/H2's rewrite request when the record names its intervened event; else from its intervention clause (the
+# ``Intervention`` field or the clause its own query states after "had", so it reads "... had <clause>.").
 REQUEST_FROM_EVENT = "Rewrite the original story for the counterfactual scenario in which {intervened}."
+REQUEST_FROM_CLAUSE = "Rewrite the original story as it would read had {intervention}."
 
 TIER1_TEMPLATE = "$story\n\n$query"
 
@@ -167,6 +172,11 @@ def template_key(phrasing: str) -> str:
     return phrasing if phrasing in TIER_TEMPLATES and phrasing != "tier1" else "tier1"
 
 
+def template_placeholders(template: str) -> set[str]:
+    """Every placeholder name a template uses."""
+    return _placeholders(template)
+
+
 def template_fields(template: str) -> list[str]:
     """The placeholders of a respondent template that come from optional record fields (intervention, ...)."""
     return [name for name in PLACEHOLDER_FIELDS if name in _placeholders(template)]
@@ -193,6 +203,23 @@ def load_tier_templates(path: str | Path | None) -> PromptSet:
 def tier_request(template: str, fill: Mapping[str, str]) -> str:
     """Fill one respondent template (``$`` placeholders; ``$`` signs inside the record's texts are left alone)."""
     return string.Template(template).safe_substitute(fill)
+
+
+_STORY = re.compile(r"(?<!\$)\$(?:story\b|\{story\})")
+
+
+def rewrite_request(key: str, template: str, fill: Mapping[str, str]) -> str:
+    """The rewrite request alone, without the story: what the judge's ``$query`` shows.
+
+    Tier 1 (key ``tier1``) asks the slot's own query; a template with ``$request`` (our H1, H2) asks that request;
+    any other (D-G) asks what its filled text says after the story (before it, when the story comes last).
+    """
+    if key == "tier1":
+        return fill["query"]
+    if "request" in _placeholders(template):
+        return fill["request"]
+    before, after = (_STORY.split(template, maxsplit=1) + [""])[:2]
+    return tier_request(after if after.strip() else before, fill).strip()
 
 
 # --- judge checks (§3.1, App. D.2) -----------------------------------------------------------------------------

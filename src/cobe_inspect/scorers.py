@@ -20,6 +20,10 @@ paper judged with a separate model (Claude-Opus-4.7), and a self-judged number i
 score records the judge model, whether it was the model under test (``self_judged``), and the judge-prompt set
 (name and sha256); the ``self_judged`` metric is the share of samples the model under test judged.
 
+Tier 4 (H2) asks for the final story after a marker line, and the judge reads what follows it; a reply without
+the marker is judged whole and its score records ``marker_missing`` (counted by the ``marker_missing`` metric).
+The judge's ``$query`` is the sample's rewrite request alone (metadata ``request``), never the story.
+
 Cost: identical judge prompts within a run are sent once (an in-run memo shared by all samples), and judge
 calls go through inspect's model cache by default, so re-scoring a log (``inspect score``) with the same
 grader does not pay again.
@@ -51,6 +55,7 @@ from causal_suite.errors import SuiteInputError
 from causal_suite.scores import is_unscored
 from causal_suite.uncertainty import RateEstimate, rate, rate_interval
 from cobe_inspect.prompts import CHECKS, FINAL_STORY_MARKER, JUDGE_RETRY, judge_prompt, load_judge_prompts
+from cobe_inspect.records.paper import paper_results
 
 DEFAULT_RETRIES = 2
 # A verdict depends on the judge prompt only, not on the epoch that produced the rewrite.
@@ -107,6 +112,12 @@ def judged_text(completion: str, tier: int | None) -> str:
     if tier == 4 and FINAL_STORY_MARKER in completion:
         return completion.rsplit(FINAL_STORY_MARKER, 1)[1].strip()
     return completion.strip()
+
+
+def marker_record(completion: str, tier: int | None) -> dict[str, bool]:
+    """``{"marker_missing": ...}`` for a Tier-4 reply (True: no final-story marker, so the judge saw the whole
+    reply, steps and graph included); empty for the other tiers, which ask for no marker."""
+    return {"marker_missing": FINAL_STORY_MARKER not in completion} if tier == 4 else {}
 
 
 class JudgeMemo:
@@ -221,7 +232,8 @@ SUBCRITERIA = {"E4_numeric_failure": "numeric_checks", "E5_latent_failure": "lat
 def check_failure_rates() -> Metric:
     """Failure rate of each check, E0 (connectors), E1 (preserve), E2 (change), each with its uncertainty clustered
     by core example, and the E4 / E5 sub-criteria (Fig. 6): a tagged sample fails E4 (E5) when any check its record
-    tags numeric (latent) fails; NaN when no scored sample's record carries the tag."""
+    tags numeric (latent) fails, with the same uncertainty over the tagged samples; NaN when no scored sample's
+    record carries the tag."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         scored = _scored(scores)
@@ -229,12 +241,16 @@ def check_failure_rates() -> Metric:
         for c in CHECKS:
             rates |= core_rate(scored, lambda value, c=c: 1 - float(value[c])).metrics(f"{c}_failure")
         for name, key in SUBCRITERIA.items():
-            fails = [
-                float(any(_value(s, c) == 0 for c in tagged))
+            tagged = [
+                SampleScore(
+                    score=Score(value={"failed": float(any(_value(s, c) == 0 for c in checks))}),
+                    sample_id=s.sample_id,
+                    sample_metadata=s.sample_metadata,
+                )
                 for s in scored
-                if (tagged := (s.sample_metadata or {}).get(key))
+                if (checks := (s.sample_metadata or {}).get(key))
             ]
-            rates[name] = float(np.mean(fails)) if fails else math.nan
+            rates |= core_rate(tagged, lambda value: float(value["failed"])).metrics(name)
         return rates
 
     return compute
@@ -251,6 +267,22 @@ def judge_provenance() -> Metric:
             if s.score.metadata and "self_judged" in s.score.metadata
         ]
         return {"self_judged": float(np.mean(flags)) if flags else math.nan}
+
+    return compute
+
+
+@metric(name="final_story_marker")
+def final_story_marker() -> Metric:
+    """``marker_missing``: share of the scored Tier-4 (H2) samples whose reply has no final-story marker, so the
+    judge read the whole reply, steps included (NaN when none is Tier 4); ``marker_missing_n``: those samples."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        flags = [
+            float(s.score.metadata["marker_missing"])
+            for s in scores
+            if s.score.metadata and "marker_missing" in s.score.metadata
+        ]
+        return {"marker_missing": float(np.mean(flags)) if flags else math.nan, "marker_missing_n": len(flags)}
 
     return compute
 
@@ -276,6 +308,30 @@ def grouped_accuracy(key: str) -> Metric:
         for name, members in sorted(groups.items()):
             out |= core_rate(members, _correct).metrics(name)
         return out
+
+    return compute
+
+
+@metric(name="paper_weighted_accuracy")
+def paper_weighted_accuracy() -> Metric:
+    """Accuracy with the graph types weighted by their shares in the paper's data (Table 4: 51 % chains, ...).
+
+    ``paper_weighted_accuracy`` is sum_t w_t * accuracy_t / sum_t w_t over the graph types t that have scored samples
+    (the built-in set holds six of each type, so its pooled ``accuracy`` weights them equally);
+    ``paper_weighted_accuracy_types`` is how many of the paper's six types it covers. NaN when no scored sample
+    carries a graph type the paper lists (published records carry none).
+    """
+    shares: dict[str, float] = paper_results()["table4_graph"]
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        by_type: dict[str, list[float]] = defaultdict(list)
+        for s in _scored(scores):
+            graph = (s.sample_metadata or {}).get("graph_type")
+            if graph in shares:
+                by_type[graph].append(_correct(s.score.value))
+        total = sum(shares[t] for t in by_type)
+        value = sum(shares[t] * float(np.mean(v)) for t, v in by_type.items()) / total if total else math.nan
+        return {"paper_weighted_accuracy": value, "paper_weighted_accuracy_types": len(by_type)}
 
     return compute
 
@@ -334,6 +390,8 @@ def cobe_metrics() -> list[Metric]:
         cobe_accuracy(),
         check_failure_rates(),
         judge_provenance(),
+        final_story_marker(),
+        paper_weighted_accuracy(),
         phrasing_summary(),
         *(grouped_accuracy(key) for key in GROUP_KEYS),
     ]
@@ -369,14 +427,17 @@ def cobe_judge(
 
     def fill(check: str, text: str, state: TaskState) -> str:
         meta = state.metadata
-        return judge_prompt(templates[check], text, meta["preserve"], meta["change"], meta["story"], state.input_text)
+        request = meta.get("request", state.input_text)  # logs before task version 3 lack it: their whole prompt
+        return judge_prompt(templates[check], text, meta["preserve"], meta["change"], meta["story"], request)
 
     async def score(state: TaskState, target: Target) -> Score:
         grader, self_judged = resolve_grader(str(state.model), self_judge)
         if grader is None:  # only outside an eval with nothing to judge with
             raise self_judge_refusal(str(state.model), bound=False)
+        completion, tier = state.output.completion, state.metadata.get("tier")
         provenance = {"grader": str(grader), "self_judged": self_judged, "judge_prompts": prompt_id}
-        text = judged_text(state.output.completion, state.metadata.get("tier"))
+        provenance |= marker_record(completion, tier)
+        text = judged_text(completion, tier)
         if not text:
             # An empty rewrite keeps no fact (E1 fails); with nothing said, E0 and E2 hold by their rubrics.
             value = {"E0": 1, "E1": 0, "E2": 1, "correct": 0}

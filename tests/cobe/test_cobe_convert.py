@@ -11,7 +11,7 @@ from test_cobe_dataset import GOOD
 
 from causal_suite.errors import SuiteInputError
 from cobe_inspect.dataset import cobe_dataset, load_records
-from cobe_inspect.records.convert import Warnings, convert, main, write_records
+from cobe_inspect.records.convert import Warnings, convert, main, parse_query_slots, write_records
 
 SITE_ITEM = {
     "example_id": "9v2",
@@ -25,6 +25,7 @@ SITE_ITEM = {
     "model_output": "The kettle broke, so Ida made tea.",
     "verdict": "wrong",
     "failing_check": "change (E2)",
+    "query_idx": 0,
 }
 
 
@@ -37,7 +38,8 @@ def jsonl(tmp_path, name, items):
 def test_site_item_becomes_a_b2_record_with_its_published_response(tmp_path):
     [record] = convert([jsonl(tmp_path, "site.jsonl", [SITE_ITEM])])
     assert (record["Core Set ID"], record["Variation ID"]) == (9, 2)
-    assert record["Query"] == [SITE_ITEM["query"]]  # the paper's template A: position 0
+    assert record["Query"] == [SITE_ITEM["query"]]  # query_idx 0: position 0
+    assert record["Query placement"] == [{"slot": "A", "by": "query_idx 0 (0-based)"}]
     assert record["Evaluation criteria"] == ["Ida wanted a drink.", "The kettle boiled. Ida made tea."]
     assert record["Failure mode"] == "iii" and "Domain" not in record
     assert record["Published responses"] == [
@@ -51,17 +53,76 @@ def test_site_item_becomes_a_b2_record_with_its_published_response(tmp_path):
     ]
 
 
-def test_a_lone_query_is_placed_by_its_wording(tmp_path):
-    b = dict(
-        SITE_ITEM,
-        query="Based on the preceding text, rewrite the scenario to reflect what would have happened "
-        "if the kettle had broken.",
-        query_idx=5,
+def test_a_lone_query_is_placed_by_its_index_a_matching_view_or_the_user_never_by_its_wording(tmp_path):
+    b_worded = "Based on the preceding text, rewrite the scenario to reflect what happens if the kettle had broken."
+    [record] = convert([jsonl(tmp_path, "b.jsonl", [dict(SITE_ITEM, query=b_worded, query_idx=5)])])
+    assert record["Query"] == [None] * 5 + [b_worded]  # the index, not the B-like wording
+    no_index = {k: v for k, v in SITE_ITEM.items() if k != "query_idx"}
+    with pytest.raises(SuiteInputError) as err:
+        convert([jsonl(tmp_path, "x.jsonl", [no_index])])
+    assert str(err.value).endswith(
+        "x.jsonl', line 1: scenario 9v2 has a lone query and no query index ('query_idx'), so its phrasing slot is "
+        "unknown; map it with --query-slot 9v2=A (a slot A, B, C, Q4, ...) or --query-slot '*=A' if you know its "
+        "phrasing."
     )
-    [record] = convert([jsonl(tmp_path, "b.jsonl", [b])])
-    assert record["Query"] == [None, b["query"]]
-    with pytest.raises(SuiteInputError, match=r"line 1, field 'query': a lone query must open like"):
-        convert([jsonl(tmp_path, "x.jsonl", [dict(SITE_ITEM, query="What if the kettle broke?")])])
+    [mapped] = convert([jsonl(tmp_path, "m.jsonl", [no_index])], query_slots={"9v2": "C"})
+    assert mapped["Query"] == [None, None, SITE_ITEM["query"]]
+    assert mapped["Query placement"] == [{"slot": "C", "by": "--query-slot 9v2=C"}]
+    # the same text in another view of the scenario places it, before a blanket '*'
+    listed = dict(no_index, query=["Rewrite x.", SITE_ITEM["query"]], model_output=None)
+    [matched] = convert([jsonl(tmp_path, "v.jsonl", [no_index, listed])], query_slots={"*": "A"})
+    assert matched["Query"] == ["Rewrite x.", SITE_ITEM["query"]]
+    assert matched["Published responses"][0]["query"] == "B"
+    for bad_index in (-1, True, 1.5, "2"):
+        with pytest.raises(SuiteInputError, match=r"field 'query_idx': must be a whole number >= 0, got"):
+            convert([jsonl(tmp_path, "i.jsonl", [dict(SITE_ITEM, query_idx=bad_index)])])
+    for pair in ("9v2", "9v2=D", "nine=A"):
+        with pytest.raises(SuiteInputError, match=r"^--query-slot must be ID=SLOT"):
+            parse_query_slots([pair])
+    assert parse_query_slots(["9v2=b", "*=Q4"]) == {"9v2": "B", "*": "Q4"}
+
+
+def test_ids_are_validated_as_written(tmp_path):
+    for core in (True, 317.9, "317a", None):
+        with pytest.raises(SuiteInputError) as err:
+            convert([jsonl(tmp_path, "ids.jsonl", [dict(GOOD, **{"Core Set ID": core})])])
+        assert "'Core Set ID' and 'Variation ID' must be written as whole numbers (no coercion)" in str(err.value)
+        assert f"Core Set ID {json.dumps(core)}," in str(err.value)
+    with pytest.raises(SuiteInputError, match=r"field 'example_id': not a scenario id"):
+        convert([jsonl(tmp_path, "e.jsonl", [dict(SITE_ITEM, example_id=9)])])
+
+
+def test_a_huge_text_field_is_refused_with_its_size(tmp_path):
+    huge = "It rained. " * 1_000_000  # about 11 MB
+    with pytest.raises(SuiteInputError) as err:
+        convert([jsonl(tmp_path, "big.jsonl", [dict(SITE_ITEM, original=huge)])])
+    assert "'converted output', record 9v2 (big.jsonl line 1), field 'Story': is 10,999,999 characters long" in str(
+        err.value
+    )
+    assert str(err.value).endswith("a CoBe text field holds at most 20,000.")
+
+
+def test_contradictory_published_verdicts_name_both_sources(tmp_path):
+    flipped = dict(SITE_ITEM, verdict="correct")
+    with pytest.raises(SuiteInputError) as err:
+        convert([jsonl(tmp_path, "v.jsonl", [SITE_ITEM, flipped])])
+    assert str(err.value) == (
+        "CoBe convert: scenario 9v2: v.jsonl line 1 and v.jsonl line 2 give contradictory 'Published responses' for "
+        'the same response (verdict "wrong" vs "correct"); keep the one that is right.'
+    )
+    legacy = dict(SITE_ITEM, legacy_verdicts={"gpt": "wrong"})
+    with pytest.raises(SuiteInputError, match=r"contradictory 'Published verdicts' for the same run \(verdicts"):
+        convert([jsonl(tmp_path, "l.jsonl", [legacy, dict(legacy, legacy_verdicts={"gpt": "correct"})])])
+
+
+def test_a_view_adding_another_output_is_a_merge_naming_what_it_added(tmp_path):
+    other = dict(SITE_ITEM, model="Other-Model", model_output="The kettle broke, so Ida drank water.")
+    warn = Warnings()
+    [record] = convert([jsonl(tmp_path, "o.jsonl", [SITE_ITEM, other])], warn=warn)
+    assert [r["model"] for r in record["Published responses"]] == ["Some-Model", "Other-Model"]
+    assert warn.lines == [
+        "note: merged o.jsonl line 2 into scenario 9v2 (o.jsonl line 1), adding Published responses (+1)."
+    ]
 
 
 def test_two_partial_views_merge_and_an_exact_copy_is_dropped_with_a_warning(tmp_path):
@@ -78,7 +139,9 @@ def test_two_partial_views_merge_and_an_exact_copy_is_dropped_with_a_warning(tmp
     [record] = convert([jsonl(tmp_path, "s.jsonl", [SITE_ITEM, schema_view, SITE_ITEM])], warn=warn)
     assert record["Domain"] == "Everyday" and record["Failure mode"] == "iii" and len(record["Query"]) == 3
     assert len(record["Published responses"]) == 1
-    assert warn.lines[0].startswith("note: merged s.jsonl line 2 into scenario 9v2 (s.jsonl line 1)")
+    assert warn.lines[0] == (
+        "note: merged s.jsonl line 2 into scenario 9v2 (s.jsonl line 1), adding Query B, C; Domain."
+    )
     assert warn.lines[1] == "warning: dropped s.jsonl line 3: an exact duplicate of scenario 9v2 (s.jsonl line 1)."
 
 
@@ -188,15 +251,20 @@ def test_command_line(tmp_path, capsys):
 @pytest.mark.shared_data
 def test_the_published_site_examples(shared_dir, tmp_path):
     warn = Warnings()
-    records = convert([shared_dir / "data" / "cobe" / "cobe_site_examples.jsonl"], warn=warn)
+    site = shared_dir / "data" / "cobe" / "cobe_site_examples.jsonl"
+    with pytest.raises(SuiteInputError, match=r"line 1: scenario 403v1 has a lone query and no query index"):
+        convert([site])
+    records = convert([site], warn=warn, query_slots={"*": "A"})
     assert len(records) == 11 and warn.lines == [
-        "note: merged cobe_site_examples.jsonl line 9 into scenario 317v3 (cobe_site_examples.jsonl line 4): "
-        "two partial views of one item."
+        "note: merged cobe_site_examples.jsonl line 9 into scenario 317v3 (cobe_site_examples.jsonl line 4), "
+        "adding Query B, C; Domain; Sources (+2)."
     ]
     by_id = {f"{r['Core Set ID']}v{r['Variation ID']}": r for r in records}
     merged = by_id["317v3"]
     assert len(merged["Query"]) == 3 and merged["Domain"] == "Everyday" and merged["Failure mode"] == "iv"
     assert len(merged["Sources"]) == 3 and merged["Published responses"][0]["verdict"] == "wrong"
-    assert by_id["119v6"]["Query"][0] is None and by_id["143v10"]["Query"][:2] == [None, None]
+    # placed by their query_idx (0-based), not by their wording: 119v6's B-like indicative query is no B
+    assert [len(by_id[i]["Query"]) for i in ("102v17", "119v6", "143v10")] == [3, 6, 8]
+    assert merged["Query placement"] == [{"slot": "A", "by": "the same query at A in another view"}]
     assert by_id["102v17"]["Domain (legacy run)"] == "Health and Medicine" and "Domain" not in by_id["102v17"]
     assert by_id["119v6"]["Evaluation criteria"][1] == "Final five patients recovered. Rate stayed at 92%."

@@ -48,7 +48,7 @@ def test_eval_end_to_end_metrics_in_log_and_rescore_from_cache(scripted, tmp_pat
     )
     assert log.status == "success"
     back = read_eval_log(log.location)
-    assert back.eval.task_version == "2-B" and len(back.samples) == 6
+    assert back.eval.task_version == "3-A" and len(back.samples) == 6
     assert sorted(s.id for s in back.samples) == sorted(f"{c}v1-{p}" for c in (501, 502) for p in "ABC")
 
     [result] = back.results.scores
@@ -198,13 +198,15 @@ def test_nothing_scored_leaves_every_metric_named_and_nan(scripted, tmp_path):
     [result] = log.results.scores
     assert (result.scored_samples, result.unscored_samples) == (0, 1)
     metrics = {name: m.value for name, m in result.metrics.items()}
-    rates = ("accuracy", "E0_failure", "E1_failure", "E2_failure")
+    rates = ("accuracy", "E0_failure", "E1_failure", "E2_failure", "E4_numeric_failure", "E5_latent_failure")
     with_interval = {f"{r}{s}" for r in rates for s in ("", "_se", "_low", "_high", "_n", "_clusters")}
     assert set(metrics) == with_interval | {
         "accuracy_se_iid",
-        "E4_numeric_failure",
-        "E5_latent_failure",
         "self_judged",
+        "marker_missing",
+        "marker_missing_n",
+        "paper_weighted_accuracy",
+        "paper_weighted_accuracy_types",
         "phrasing_mean",
         "scenario_accuracy",
         "domain",
@@ -214,7 +216,7 @@ def test_nothing_scored_leaves_every_metric_named_and_nan(scripted, tmp_path):
         "tier",
     }
     # inspect gives metrics the scored samples only: every rate NaN, counted on 0 samples in 0 cores
-    assert all(math.isnan(v) if not k.endswith(("_n", "_clusters")) else v == 0 for k, v in metrics.items())
+    assert all(math.isnan(v) if not k.endswith(("_n", "_clusters", "_types")) else v == 0 for k, v in metrics.items())
 
 
 def test_the_suite_demo_runs_cobe_self_judged(tmp_path, capsys):

@@ -11,7 +11,9 @@ from inspect_ai.scorer import SampleScore, Score
 from cobe_inspect.scorers import (
     check_failure_rates,
     cobe_accuracy,
+    final_story_marker,
     grouped_accuracy,
+    paper_weighted_accuracy,
     phrasing_summary,
 )
 
@@ -153,3 +155,22 @@ def test_phrasing_summary_reproduces_table5_from_fig8(shared_dir):
         result = phrasing_summary()(scores)
         assert 100 * result["phrasing_mean"] == pytest.approx(overall["accuracy"], abs=0.06), model
         assert 100 * result["phrasing_std"] == pytest.approx(overall["std"], abs=0.1), model
+
+
+def test_marker_missing_is_the_share_of_tier4_replies_without_the_marker():
+    def h2(sid: str, missing: bool | None) -> SampleScore:
+        meta = {} if missing is None else {"marker_missing": missing}
+        return SampleScore(score=Score(value={"correct": 1}, metadata=meta), sample_id=sid)
+
+    result = final_story_marker()([h2("1v1-H2", True), h2("2v1-H2", False), h2("3v1-H2", False), h2("4v1-A", None)])
+    assert result == {"marker_missing": pytest.approx(1 / 3), "marker_missing_n": 3}
+    assert math.isnan(final_story_marker()(SCORES)["marker_missing"])
+
+
+def test_paper_weighted_accuracy_weights_graph_types_by_the_papers_shares():
+    # chain: 2/3 correct (weight 51.0), fork: 1/2 (weight 4.8); the unscored sample is left out
+    result = paper_weighted_accuracy()(SCORES)
+    assert result["paper_weighted_accuracy"] == pytest.approx((51.0 * 2 / 3 + 4.8 * 1 / 2) / (51.0 + 4.8))
+    assert result["paper_weighted_accuracy_types"] == 2
+    untagged = [SampleScore(score=Score(value={"correct": 1}), sample_id="x", sample_metadata={})]
+    assert math.isnan(paper_weighted_accuracy()(untagged)["paper_weighted_accuracy"])

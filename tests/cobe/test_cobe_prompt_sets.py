@@ -88,9 +88,9 @@ def test_a_tier_prompt_that_needs_a_field_names_the_records_without_it(tmp_path)
     data.write_text(json.dumps([record]), encoding="utf-8")
     with pytest.raises(SuiteInputError, match=r"phrasing\(s\) H1 need the field\(s\) 'Intervened event'.*1v1"):
         cobe_dataset(str(data), tier=3, prompts=load_tier_templates(path))
-    # the H2 entry uses $request, which a published record always has (its own query)
+    # the H2 entry uses $request, built from the intervention clause the record's query states
     h2 = next(iter(cobe_dataset(str(data), tier=4, prompts=load_tier_templates(path))))
-    assert h2.input.endswith(f"Rewrite prompt: {record['Query'][0]}")
+    assert h2.input.endswith("Rewrite prompt: Rewrite the original story as it would read had it been dry.")
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
-"""Tiers 2-4 on published records, which carry only their queries: D from the clause a query states, H1/H2 with the
-record's own query as the rewrite request; E-G name the fields each record lacks. A run at every tier on the
-converted site examples."""
+"""Tiers 2-4 on published records, which carry only their queries: D from the clause a query states, H1/H2 with a
+rewrite request built from that clause (never a Tier-1 query); E-G name the fields each record lacks. A run at every
+tier on the converted site examples."""
 
 from __future__ import annotations
 
@@ -77,8 +77,10 @@ def test_tier2_d_and_tiers_3_4_run_from_the_queries_alone(tmp_path):
     assert d["317v3-D"].metadata["built_from"] == {"intervention": "query A"}
     assert d["317v4-D"].metadata["built_from"] == {"intervention": "query B"}
     h1, h2 = next(iter(cobe_dataset(path, tier=3))), next(iter(cobe_dataset(path, tier=4)))
+    request = "Rewrite the original story as it would read had the drain been opened."
     for sample in (h1, h2):
-        assert RECORD["Story"] in sample.input and f"Rewrite request: {PAPER_A}" in sample.input
+        assert RECORD["Story"] in sample.input and f"Rewrite request: {request}" in sample.input
+        assert PAPER_A not in sample.input and sample.metadata["request"] == request
         assert sample.metadata["built_from"] == {"request": "query A"}
     assert FINAL_STORY_MARKER in h2.input and "do(V=v)" in h2.input
     # an authored Intervention / Intervened event wins over the query
@@ -86,6 +88,37 @@ def test_tier2_d_and_tiers_3_4_run_from_the_queries_alone(tmp_path):
     path = write(tmp_path, [authored])
     assert next(iter(cobe_dataset(path, tier=2, phrasings="D"))).input.endswith("had the plug been pulled.")
     assert "in which the plug was pulled." in next(iter(cobe_dataset(path, tier=3))).input
+    # an Intervention clause alone (no Intervened event) builds the request too
+    path = write(tmp_path, [dict(RECORD, Intervention="the plug been pulled")])
+    h1 = next(iter(cobe_dataset(path, tier=3)))
+    assert h1.metadata["request"] == "Rewrite the original story as it would read had the plug been pulled."
+    assert h1.metadata["built_from"] == {"request": "Intervention"}
+
+
+def test_h1_without_any_intervention_clause_names_the_record(tmp_path):
+    path = write(tmp_path, [dict(RECORD, Query=["Rewrite the story so the drain is open."])])
+    for tier in (3, 4):
+        with pytest.raises(SuiteInputError, match=r"need the field\(s\) 'Intervention' .* record\(s\) 317v3 lack"):
+            cobe_dataset(path, tier=tier)
+
+
+def test_the_rewrite_request_of_each_tier_is_without_the_story(tmp_path):
+    path = write(
+        tmp_path,
+        [dict(RECORD, **{"Original event": "the drain staying shut", "Intervened event": "the drain was opened"})],
+    )
+    requests = {s.metadata["phrasing"]: s.metadata["request"] for t in (1, 2, 3, 4) for s in cobe_dataset(path, tier=t)}
+    assert requests["A"] == PAPER_A and requests["C"] == PAPER_C
+    assert requests["D"] == (
+        "Rewrite the text above to show what would have happened in this particular scenario had the drain been opened."
+    )
+    assert requests["E"].endswith("instead of the drain staying shut, the drain was opened.")
+    assert (
+        requests["H1"]
+        == requests["H2"]
+        == ("Rewrite the original story for the counterfactual scenario in which the drain was opened.")
+    )
+    assert all(RECORD["Story"] not in r for r in requests.values())
 
 
 def test_e_to_g_name_the_fields_each_record_lacks(tmp_path):
@@ -111,7 +144,7 @@ def test_d_without_a_stated_clause_names_the_record(tmp_path):
     ("tier", "phrasings", "n_samples"), [(1, None, 13), (2, "D", 11), (3, None, 11), (4, None, 11)]
 )
 def test_converted_site_examples_run_at_every_tier(shared_dir, scripted, tmp_path, tier, phrasings, n_samples):
-    path = write(tmp_path, convert([shared_dir / "data" / "cobe" / "cobe_site_examples.jsonl"]))
+    path = write(tmp_path, convert([shared_dir / "data" / "cobe" / "cobe_site_examples.jsonl"], query_slots={"*": "A"}))
 
     def respond(prompt: str) -> str:
         story = prompt.split("\n\n")[0].removeprefix("Original story:\n")

@@ -144,6 +144,30 @@ async def test_tier4_judges_only_the_final_story(scripted):
     score = await run(cobe_judge(cache=False), grader, state(worked, tier=4))
     assert score.value["correct"] == 1 and score.answer == GOOD_REWRITE
     assert len(grader.prompts) == 3 and all(GOOD_REWRITE in p and "Graph: crack" not in p for p in grader.prompts)
+    assert score.metadata["marker_missing"] is False
+
+
+async def test_a_tier4_reply_without_the_marker_is_judged_whole_and_recorded(scripted):
+    worked = f"1. Variables: crack, closure.\n{GOOD_REWRITE}"
+    grader = grader_replying(scripted, {"E0": "T", "E1": "T", "E2": "T"})
+    score = await run(cobe_judge(cache=False), grader, state(worked, tier=4))
+    assert score.metadata["marker_missing"] is True and all("Variables: crack" in p for p in grader.prompts)
+    other_tier = await run(cobe_judge(cache=False), grader, state(worked, tier=3))
+    assert "marker_missing" not in other_tier.metadata
+
+
+@pytest.mark.parametrize("tier", [1, 2, 3, 4])
+async def test_the_judge_query_is_the_rewrite_request_alone(scripted, tmp_path, tier):
+    path = tmp_path / "judge.json"
+    path.write_text(json.dumps({"E0": "REQUEST<$query> Rewrite: $response_text"}), encoding="utf-8")
+    grader = scripted(lambda prompt: "T", name="judge")
+    st = state(GOOD_REWRITE, tier=tier)
+    await run(cobe_judge(judge_prompts=str(path), cache=False), grader, st)
+    [filled] = [p for p in grader.prompts if p.startswith("REQUEST<")]
+    shown = filled.removeprefix("REQUEST<").split("> Rewrite: ")[0]
+    assert shown == st.metadata["request"] and RECORD.story not in filled
+    expected = {1: RECORD.query("A"), 2: "Rewrite the text above to show", 3: "Rewrite the original story for"}
+    assert shown.startswith(expected.get(tier, expected[3]))
 
 
 async def test_identical_prompts_are_sent_once_per_run(scripted):

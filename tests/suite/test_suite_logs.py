@@ -183,7 +183,7 @@ def test_report_and_score_turn_bad_input_into_one_sentence_and_exit_2(glass_logs
 
 
 def test_every_log_consumer_names_a_bad_log_in_one_sentence(tmp_path, capsys):
-    from cobe_inspect.agreement import judge_verdicts
+    from cobe_inspect.agreement import judge_scores
     from cobe_inspect.compare import main as compare_main
     from frail.probes import collect_probes_from_logs
     from glass_inspect.corpus.audit import apply_audit
@@ -196,7 +196,7 @@ def test_every_log_consumer_names_a_bad_log_in_one_sentence(tmp_path, capsys):
     def audit(log):
         return apply_audit(log, default_corpus("gsm"), tmp_path / "out")
 
-    for read in (judge_verdicts, lambda p: collect_probes_from_logs([p]), audit):
+    for read in (judge_scores, lambda p: collect_probes_from_logs([p]), audit):
         with pytest.raises(SuiteInputError, match=re.escape(sentence)):
             read(empty)
     assert compare_main([str(empty)]) == 2

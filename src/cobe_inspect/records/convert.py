@@ -2,9 +2,11 @@
 
 Usage::
 
-    cobe-data convert cobe_site_examples.jsonl -o site_records.jsonl       # or: python -m cobe_inspect.records.convert
+    cobe-data convert cobe_site_examples.jsonl --query-slot '*=A' -o site_records.jsonl   # or python -m ...convert
     cobe-data convert kaggle_sample.json more.csv -o records.json
     cobe-data check site_records.jsonl                                    # loads, then runs the authoring checks
+    cobe-data stats site_records.jsonl                                    # the paper's Tables 2-4 for a file
+    cobe-data rater-sheet logs/LOG.eval --n 250 --seed 0 -o sheet.csv     # App. D.4's human-agreement sheet
 
 Layouts read (``--layout auto`` tells them apart by file and item shape):
 
@@ -12,8 +14,9 @@ Layouts read (``--layout auto`` tells them apart by file and item shape):
   ``example_id`` ("317v3"), ``original``, ``query`` (a string or a list), ``gold_answer``, ``should_not_change`` /
   ``should_change`` (lists of sentences), and optionally ``domain`` / ``domain_legacy``, ``failure_pattern``,
   ``model_output``, ``model``, ``verdict``, ``failing_check``, ``legacy_verdicts``, ``query_idx``, ``source``.
-  A lone query is placed by its wording (the paper's A, B and C templates start "Rewrite the original text",
-  "Based on the preceding text", "Rewrite the above passage"); ``query_idx`` is kept as provenance.
+  A lone query is never placed by its wording: by the user's ``--query-slot ID=SLOT``, else by ``query_idx``
+  (a 0-based position), else at the position of the same text in another view of the scenario, else by
+  ``--query-slot '*=SLOT'``; otherwise the item is refused (``QuerySlots``). ``Query placement`` records how.
 - ``records``: App. B.2 records (the layout of App. B.2's sample entry, which the paper's Kaggle sample follows)
   as a JSON array or JSONL.
 - ``keyed``: a JSON object keyed by scenario id, ``{"317v3": {B.2 fields}, ...}`` (id fields may be omitted).
@@ -22,9 +25,11 @@ Layouts read (``--layout auto`` tells them apart by file and item shape):
   ``Query 2``, ..., ``Evaluation criteria 1``, ``Evaluation criteria 2``.
 
 Items with the same scenario id are merged: two partial views of one item (the site shows ``317v3`` once as a
-failure example with one query and once as the schema example with three) become one record; a copy that adds
-nothing is dropped with a warning; views that disagree on a field stop the conversion with an error naming the
-id, the field and both sources. Query lists merge position by position. Every field the breakdowns use (Domain,
+failure example with one query and once as the schema example with three) become one record, noted with the
+fields the merge added; a copy that adds nothing is dropped with a warning; views that disagree on a field, or
+give contradictory verdicts on one published response, stop the conversion with an error naming the id, the
+field and both sources. Query lists merge position by position. Ids are read as written (whole numbers, digits
+in a CSV cell; ``true`` or ``317.9`` are refused), and a text field over ``schema.TEXT_LIMIT`` characters is refused. Every field the breakdowns use (Domain,
 Graph type, Failure mode, Numeric / Latent criteria, Causal graph) is kept, as are the published responses and
 verdicts (``Published responses``, ``Published verdicts``) and the sources. The output (JSONL, or a JSON array
 when it ends in ``.json``) is validated with the loader before it is written.
@@ -45,13 +50,13 @@ from typing import Any
 from causal_suite.errors import SuiteInputError, reports_input_errors, require_file
 from causal_suite.files import write_text_atomic
 from causal_suite.jsonl import decode_json, json_lines, read_text
-from cobe_inspect.records.queries import paper_query_position, slot_name
+from cobe_inspect.records.queries import slot_name, slot_position
 from cobe_inspect.records.schema import SCENARIO_ID, is_keyed, keyed_records, load_records, parse_record
 
 LAYOUTS = ("auto", "site", "records", "keyed", "csv")
 LIST_FIELDS = ("Query", "Evaluation criteria", "Numeric criteria", "Latent criteria")
 # Fields that collect values from every view instead of having to agree.
-COLLECTED = ("Sources", "Published responses", "Published verdicts")
+COLLECTED = ("Sources", "Published responses", "Published verdicts", "Query placement")
 ID_FIELDS = ("Core Set ID", "Variation ID")
 
 
@@ -121,8 +126,11 @@ def _csv_items(text: str, where: str) -> list[tuple[Any, str]]:
     return items
 
 
-def read_items(path: str | Path, layout: str = "auto") -> list[tuple[dict[str, Any], str]]:
-    """``(item, position)`` pairs of one file, each item already in the B.2 record shape."""
+RawItem = tuple[dict[str, Any], str, str, str]  # item, its layout, where (for errors), position (for notes)
+
+
+def _raw_items(path: str | Path, layout: str) -> list[RawItem]:
+    """The objects of one file with their layout (``site`` or ``records``) and where each stands."""
     if layout not in LAYOUTS:
         raise SuiteInputError(f"Layout must be one of {', '.join(LAYOUTS)}, got {layout!r}.")
     p = require_file(path, "CoBe input file")
@@ -132,14 +140,29 @@ def read_items(path: str | Path, layout: str = "auto") -> list[tuple[dict[str, A
         raw = _csv_items(text, where)
     else:
         raw = _json_items(text, where)
-    items = []
+    items: list[RawItem] = []
     for item, position in raw:
         if not isinstance(item, dict):
             raise SuiteInputError(f"{where}, {position}: must be a JSON object, got {type(item).__name__}.")
         kind = layout if layout in ("site", "records", "keyed") else ("site" if _is_site(item) else "records")
-        record = site_record(item, f"{where}, {position}") if kind == "site" else dict(item)
-        items.append((record, f"{p.name} {position}"))
+        items.append((item, kind, f"{where}, {position}", f"{p.name} {position}"))
     return items
+
+
+def _known_queries(raw: list[RawItem]) -> dict[str, list[Any]]:
+    """Scenario id -> the query list of a view that publishes its queries as a list (to place a lone copy)."""
+    known: dict[str, list[Any]] = {}
+    for item, kind, _, _ in raw:
+        sid = item.get("example_id") if kind == "site" else _written_id(item)
+        queries = item.get("query") if kind == "site" else item.get("Query")
+        if isinstance(sid, str) and isinstance(queries, list):
+            known.setdefault(sid, queries)
+    return known
+
+
+def _shaped(raw: list[RawItem], slots: QuerySlots) -> list[tuple[dict[str, Any], str]]:
+    """Each raw item in the B.2 record shape (site items converted), with its position."""
+    return [(site_record(i, where, slots) if kind == "site" else dict(i), pos) for i, kind, where, pos in raw]
 
 
 def _is_site(item: dict[str, Any]) -> bool:
@@ -154,31 +177,82 @@ def _joined(value: Any, where: str, name: str) -> str:
     raise SuiteInputError(f"{where}, field '{name}': must be a string or a list of strings, got {value!r}.")
 
 
-def site_record(item: dict[str, Any], where: str) -> dict[str, Any]:
+class QuerySlots:
+    """Where a lone published query goes, never read from its wording: the user's map (``--query-slot ID=SLOT``),
+    else the source's query index (``query_idx``, read as a 0-based position), else the position of the same text
+    in another view of that scenario, else the user's default (``--query-slot '*=SLOT'``); otherwise it is refused.
+    """
+
+    def __init__(self, mapped: dict[str, str] | None = None, known: dict[str, list[Any]] | None = None) -> None:
+        self.mapped = mapped or {}
+        self.known = known or {}
+
+    def position(self, sid: str, item: dict[str, Any], where: str) -> tuple[int, str]:
+        """The query position of the item's lone query and how it was chosen."""
+        query, index = item["query"], item.get("query_idx")
+        if sid in self.mapped:
+            return self._mapped(sid)
+        if index is not None:
+            if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+                raise SuiteInputError(f"{where}, field 'query_idx': must be a whole number >= 0, got {index!r}.")
+            return index, f"query_idx {index} (0-based)"
+        same = [i for i, q in enumerate(self.known.get(sid, [])) if isinstance(q, str) and q.strip() == query.strip()]
+        if same:
+            return same[0], f"the same query at {slot_name(same[0])} in another view"
+        if "*" in self.mapped:
+            return self._mapped("*")
+        raise SuiteInputError(
+            f"{where}: scenario {sid} has a lone query and no query index ('query_idx'), so its phrasing slot is "
+            f"unknown; map it with --query-slot {sid}=A (a slot A, B, C, Q4, ...) or --query-slot '*=A' if you "
+            f"know its phrasing."
+        )
+
+    def _mapped(self, key: str) -> tuple[int, str]:
+        slot = self.mapped[key]
+        return int(slot_position(slot) or 0), f"--query-slot {key}={slot}"
+
+
+def parse_query_slots(pairs: Iterable[str]) -> dict[str, str]:
+    """``ID=SLOT`` pairs of ``--query-slot`` (``*`` for every lone query nothing else places), validated."""
+    mapped: dict[str, str] = {}
+    for pair in pairs:
+        sid, _, slot = pair.partition("=")
+        sid, slot = sid.strip(), slot.strip().upper()
+        if not (sid == "*" or SCENARIO_ID.match(sid)) or slot_position(slot) is None:
+            raise SuiteInputError(
+                f"--query-slot must be ID=SLOT with a scenario id like 317v3 (or *) and a slot A, B, C, Q4, ..., "
+                f"got {pair!r}."
+            )
+        mapped[sid] = slot
+    return mapped
+
+
+def _site_queries(
+    item: dict[str, Any], where: str, slots: QuerySlots
+) -> tuple[list[str | None], tuple[int, str] | None]:
+    """The item's query list and, for a lone query, the position it was placed at (never from its wording)."""
+    query = item["query"]
+    if isinstance(query, list):
+        return list(query), None
+    if not isinstance(query, str):
+        raise SuiteInputError(f"{where}, field 'query': must be a string or a list of strings, got {query!r}.")
+    position, how = slots.position(str(item["example_id"]), item, where)
+    return [None] * position + [query], (position, how)
+
+
+def site_record(item: dict[str, Any], where: str, slots: QuerySlots | None = None) -> dict[str, Any]:
     """One site-extract item as an App. B.2 record (see the module docstring for the fields read)."""
     for name in ("example_id", "original", "query", "gold_answer", "should_not_change", "should_change"):
         if item.get(name) in (None, "", []):
             raise SuiteInputError(f"{where}, field '{name}': is missing.")
-    match = SCENARIO_ID.match(str(item["example_id"]))
+    slots = slots or QuerySlots()
+    match = SCENARIO_ID.match(item["example_id"]) if isinstance(item["example_id"], str) else None
     if match is None:
         raise SuiteInputError(
             f"{where}, field 'example_id': not a scenario id like '317v3', got {item['example_id']!r}."
         )
-    query = item["query"]
-    if isinstance(query, list):
-        queries: list[str | None] = list(query)
-        position = None
-    elif isinstance(query, str):
-        position = paper_query_position(query)
-        if position is None:
-            raise SuiteInputError(
-                f"{where}, field 'query': a lone query must open like one of the paper's templates "
-                f"('Rewrite the original text', 'Based on the preceding text', 'Rewrite the above passage') "
-                f"so its phrasing is known, got {query[:60]!r}."
-            )
-        queries = [None] * position + [query]
-    else:
-        raise SuiteInputError(f"{where}, field 'query': must be a string or a list of strings, got {query!r}.")
+    queries, placed = _site_queries(item, where, slots)
+    position = None if placed is None else placed[0]
     record: dict[str, Any] = {
         "Core Set ID": int(match.group(1)),
         "Variation ID": int(match.group(2)),
@@ -203,6 +277,8 @@ def site_record(item: dict[str, Any], where: str) -> dict[str, Any]:
         response = {"model": item.get("model"), "query": slot, "response": item["model_output"]}
         response |= {k: item[k] for k in ("verdict", "failing_check") if item.get(k) is not None}
         record["Published responses"] = [response]
+    if placed is not None:
+        record["Query placement"] = [{"slot": slot_name(placed[0]), "by": placed[1]}]
     if item.get("legacy_verdicts"):
         record["Published verdicts"] = [
             {"run": "legacy", "query_idx": item.get("query_idx"), "verdicts": item["legacy_verdicts"]}
@@ -225,10 +301,6 @@ def _short(value: Any) -> str:
     return text if len(text) <= 70 else text[:67] + "..."
 
 
-def _content(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k not in COLLECTED}
-
-
 def _merge_queries(a: list, b: list, sid: str, wa: str, wb: str) -> list:
     size = max(len(a), len(b))
     a, b = a + [None] * (size - len(a)), b + [None] * (size - len(b))
@@ -243,22 +315,54 @@ def _merge_queries(a: list, b: list, sid: str, wa: str, wb: str) -> list:
     return merged
 
 
-def _merge(base: dict[str, Any], other: dict[str, Any], sid: str, wa: str, wb: str) -> dict[str, Any]:
-    merged = dict(base)
+def _merge(base: dict[str, Any], other: dict[str, Any], sid: str, wa: str, wb: str) -> tuple[dict[str, Any], list[str]]:
+    """``base`` with ``other``'s view merged in, and the fields the merge added to or filled in."""
+    merged, added = dict(base), []
     for name, value in other.items():
         if name in COLLECTED:
-            seen = merged.setdefault(name, [])
-            merged[name] = seen + [v for v in value if v not in seen]
+            seen = merged.get(name, [])
+            new = [v for v in value if v not in seen]
+            _check_verdicts(name, seen, new, sid, wa, wb)
+            merged[name] = seen + new
+            added += [f"{name} (+{len(new)})"] if new else []
         elif name == "Query" and isinstance(value, list) and isinstance(merged.get(name), list):
             merged[name] = _merge_queries(merged[name], value, sid, wa, wb)
+            filled = [slot_name(i) for i, q in enumerate(merged[name]) if q is not None and i >= len(base[name])]
+            filled += [slot_name(i) for i, q in enumerate(base[name]) if q is None and merged[name][i] is not None]
+            added += [f"Query {', '.join(sorted(filled))}"] if filled else []
         elif name not in merged or merged[name] is None:
             merged[name] = value
+            added.append(name)
         elif value is not None and _norm(merged[name]) != _norm(value):
             raise Conflict(
                 f"CoBe convert: scenario {sid}: {wa} and {wb} disagree on '{name}' "
                 f"({_short(merged[name])} vs {_short(value)}); fix or drop one of them."
             )
-    return merged
+    return merged, added
+
+
+# What one published verdict is about, per collected field: the same key with another verdict is a contradiction.
+VERDICT_KEYS = {"Published responses": ("model", "query", "response"), "Published verdicts": ("run", "query_idx")}
+VERDICT_FIELDS = {"Published responses": ("verdict", "failing_check"), "Published verdicts": ("verdicts",)}
+
+
+def _check_verdicts(name: str, seen: list[Any], new: list[Any], sid: str, wa: str, wb: str) -> None:
+    """Refuse a view whose verdict on a response (or run) contradicts the one already kept."""
+    if name not in VERDICT_KEYS:
+        return
+    key_of = lambda entry: tuple(entry.get(k) for k in VERDICT_KEYS[name])  # noqa: E731
+    kept = {key_of(e): e for e in seen if isinstance(e, dict)}
+    for entry in new:
+        old = kept.get(key_of(entry)) if isinstance(entry, dict) else None
+        if old is None:
+            continue
+        fields = [f for f in VERDICT_FIELDS[name] if old.get(f) != entry.get(f)]
+        if fields:
+            raise Conflict(
+                f"CoBe convert: scenario {sid}: {wa} and {wb} give contradictory '{name}' for the same "
+                f"{'response' if name == 'Published responses' else 'run'} ({fields[0]} {_short(old.get(fields[0]))} "
+                f"vs {_short(entry.get(fields[0]))}); keep the one that is right."
+            )
 
 
 def _norm(value: Any) -> Any:
@@ -269,17 +373,27 @@ def _norm(value: Any) -> Any:
     return value
 
 
+def _written_id(record: dict[str, Any]) -> str | None:
+    """``"{core}v{variation}"`` when both ids are written as whole numbers (digits in a CSV cell), else None."""
+    ids = [record.get(k) for k in ID_FIELDS]
+    ok = all((isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, str) and v.isdigit()) for v in ids)
+    return f"{int(ids[0])}v{int(ids[1])}" if ok else None  # type: ignore[arg-type]
+
+
 def _scenario_id(record: dict[str, Any], position: str) -> str:
-    try:
-        return f"{int(record['Core Set ID'])}v{int(record['Variation ID'])}"
-    except (KeyError, TypeError, ValueError):
+    sid = _written_id(record)
+    if sid is None:
+        shown = ", ".join(f"{k} {_short(record.get(k))}" for k in ID_FIELDS)  # as JSON: true, 317.9, "317a"
         raise SuiteInputError(
-            f"CoBe convert: {position}: needs whole-number 'Core Set ID' and 'Variation ID'."
-        ) from None
+            f"CoBe convert: {position}: 'Core Set ID' and 'Variation ID' must be written as whole numbers "
+            f"(no coercion), got {shown}."
+        )
+    return sid
 
 
-def merge_items(items: Iterable[tuple[dict[str, Any], str]], warn: Warnings) -> list[dict[str, Any]]:
-    """One record per scenario id, in first-seen order: partial views merged, exact copies dropped (warned)."""
+def merge_items(items: Iterable[tuple[dict[str, Any], str]], warn: Warnings) -> list[tuple[dict[str, Any], str]]:
+    """One record per scenario id with its first view's position, in first-seen order: views merged (each merge
+    noted with the fields it added), exact copies dropped (warned), contradictions refused."""
     merged: dict[str, dict[str, Any]] = {}
     first: dict[str, str] = {}
     for record, position in items:
@@ -288,26 +402,32 @@ def merge_items(items: Iterable[tuple[dict[str, Any], str]], warn: Warnings) -> 
         if sid not in merged:
             merged[sid], first[sid] = record, position
             continue
-        before = _content(merged[sid])
-        combined = _merge(merged[sid], record, sid, first[sid], position)
-        if _content(combined) == before:
-            warn(f"warning: dropped {position}: an exact duplicate of scenario {sid} ({first[sid]}).")
+        merged[sid], added = _merge(merged[sid], record, sid, first[sid], position)
+        if added:
+            warn(f"note: merged {position} into scenario {sid} ({first[sid]}), adding {'; '.join(added)}.")
         else:
-            warn(f"note: merged {position} into scenario {sid} ({first[sid]}): two partial views of one item.")
-        merged[sid] = combined
-    return list(merged.values())
+            warn(f"warning: dropped {position}: an exact duplicate of scenario {sid} ({first[sid]}).")
+    return [(record, first[sid]) for sid, record in merged.items()]
 
 
-def convert(paths: list[str | Path], layout: str = "auto", warn: Warnings | None = None) -> list[dict[str, Any]]:
-    """The merged, validated records of every input file, in input order."""
+def convert(
+    paths: list[str | Path],
+    layout: str = "auto",
+    warn: Warnings | None = None,
+    query_slots: dict[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """The merged, validated records of every input file, in input order; ``query_slots`` maps scenario ids (or
+    ``*``) to the slot of their lone query (``--query-slot``)."""
     warn = warn or Warnings()
-    items = [item for path in paths for item in read_items(path, layout)]
+    raw = [entry for path in paths for entry in _raw_items(path, layout)]
+    slots = QuerySlots(query_slots, _known_queries(raw))
+    items = _shaped(raw, slots)
     if not items:
         raise SuiteInputError(f"CoBe convert: {', '.join(map(str, paths))} hold no items.")
-    records = merge_items(items, warn)
-    for record in records:
-        parse_record(record, "converted output", _scenario_id(record, ""))
-    return records
+    merged = merge_items(items, warn)
+    for record, position in merged:
+        parse_record(record, "converted output", position)
+    return [record for record, _ in merged]
 
 
 def write_records(records: list[dict[str, Any]], out: str | Path) -> Path:
@@ -323,7 +443,7 @@ def write_records(records: list[dict[str, Any]], out: str | Path) -> Path:
 
 def _cmd_convert(args: argparse.Namespace) -> int:
     warn = Warnings()
-    records = convert(args.inputs, args.layout, warn)
+    records = convert(args.inputs, args.layout, warn, parse_query_slots(args.query_slot))
     for line in warn.lines:
         print(line, file=sys.stderr)
     path = write_records(records, args.output)
@@ -346,6 +466,21 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if total else 0
 
 
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from cobe_inspect.records.stats import stats_text
+
+    print("\n\n".join(stats_text(path) for path in args.files or [None]))
+    return 0
+
+
+def _cmd_rater_sheet(args: argparse.Namespace) -> int:
+    from cobe_inspect.records.raters import write_rater_sheet
+
+    path, n, model = write_rater_sheet(args.log, args.output, args.n, args.seed)
+    print(f"wrote {n} responses of {model} (seed {args.seed}) to {path}, rubric {path.with_suffix('.rubric.txt')}")
+    return 0
+
+
 @reports_input_errors("cobe-data")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cobe-data", description=__doc__.split("\n\n")[0])
@@ -354,10 +489,26 @@ def main(argv: list[str] | None = None) -> int:
     conv.add_argument("inputs", nargs="+", help="input files (site extract, B.2 records, keyed JSON, CSV)")
     conv.add_argument("-o", "--output", required=True, help="output file: .jsonl (default) or .json")
     conv.add_argument("--layout", choices=LAYOUTS, default="auto", help="input layout (default: auto)")
+    conv.add_argument(
+        "--query-slot",
+        action="append",
+        default=[],
+        metavar="ID=SLOT",
+        help="the phrasing slot (A, B, C, Q4, ...) of scenario ID's lone query; ID * for every lone query that has "
+        "no query_idx and no other view (repeatable)",
+    )
     check = sub.add_parser("check", help="load CoBe files and run the authoring checks (exit 1 on findings)")
     check.add_argument("files", nargs="+", help="CoBe record files")
+    sheet = sub.add_parser("rater-sheet", help="draw one model's responses from a CoBe log into a rater sheet")
+    sheet.add_argument("log", help="a CoBe eval log (one model's responses)")
+    sheet.add_argument("--n", type=int, default=250, help="responses to draw (default 250, as the paper)")
+    sheet.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
+    sheet.add_argument("-o", "--output", required=True, help="the CSV sheet (its rubric goes beside it)")
+    stats = sub.add_parser("stats", help="the paper's Tables 2-4 (words, sentences, domains, graph types) for a file")
+    stats.add_argument("files", nargs="*", help="CoBe record files (default: the built-in set)")
     args = parser.parse_args(argv)
-    return _cmd_convert(args) if args.command == "convert" else _cmd_check(args)
+    commands = {"convert": _cmd_convert, "check": _cmd_check, "stats": _cmd_stats, "rater-sheet": _cmd_rater_sheet}
+    return commands[args.command](args)
 
 
 if __name__ == "__main__":

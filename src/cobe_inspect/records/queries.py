@@ -17,13 +17,6 @@ from collections.abc import Sequence
 
 TIER1_SLOTS = ("A", "B", "C")
 
-# The opening words of the paper's three query templates (§3), which place a lone published query.
-PAPER_QUERY_OPENERS: tuple[tuple[str, int], ...] = (
-    ("rewrite the original text", 0),
-    ("based on the preceding text", 1),
-    ("rewrite the above passage", 2),
-)
-
 _SLOT = re.compile(r"^(?:[ABC]|Q([1-9][0-9]*))$")
 # "what would have happened", "what would have occurred", "what happens", "what would happen"
 _ANCHOR = re.compile(r"\bwhat\s+(?:would\s+have\s+(?:happened|occurred)|happens|would\s+happen)\b", re.I)
@@ -47,12 +40,6 @@ def slot_position(slot: str) -> int | None:
         return TIER1_SLOTS.index(slot)
     number = int(match.group(1))
     return number - 1 if number >= 4 else None
-
-
-def paper_query_position(query: str) -> int | None:
-    """The position (0 A, 1 B, 2 C) of a query written with one of the paper's three templates, else None."""
-    start = query.strip().lower()
-    return next((pos for opener, pos in PAPER_QUERY_OPENERS if start.startswith(opener)), None)
 
 
 def _trim(clause: str) -> str | None:

@@ -116,6 +116,17 @@ class RecordError:
         return SuiteInputError(f"CoBe file '{self.path}', record {self.where}, field '{field_name}': {problem}.")
 
 
+# The longest text one field may hold: the paper's stories are a few sentences (Table 2), so a field of this size
+# is a pasted file, not a scenario.
+TEXT_LIMIT = 20_000
+
+
+def _bounded(value: str, name: str, err: RecordError) -> str:
+    if len(value) > TEXT_LIMIT:
+        raise err(name, f"is {len(value):,} characters long; a CoBe text field holds at most {TEXT_LIMIT:,}")
+    return value
+
+
 def _int_field(raw: dict[str, Any], name: str, err: RecordError) -> int:
     value = raw.get(name)
     if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and value.isdigit())):
@@ -127,14 +138,16 @@ def _text_field(raw: dict[str, Any], name: str, err: RecordError) -> str:
     value = raw.get(name)
     if not isinstance(value, str) or not value.strip():
         raise err(name, f"must be a non-empty string, got {value!r}")
-    return value.strip()
+    return _bounded(value.strip(), name, err)
 
 
 def _criteria(raw: dict[str, Any], err: RecordError) -> tuple[str, str]:
     value = raw.get("Evaluation criteria")
     if not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, str) and v.strip() for v in value):
         raise err("Evaluation criteria", f"must be a list of exactly 2 non-empty strings, got {value!r}")
-    return value[0].strip(), value[1].strip()
+    return _bounded(value[0].strip(), "Evaluation criteria", err), _bounded(
+        value[1].strip(), "Evaluation criteria", err
+    )
 
 
 def _queries(raw: dict[str, Any], err: RecordError) -> tuple[str | None, ...]:
@@ -146,7 +159,7 @@ def _queries(raw: dict[str, Any], err: RecordError) -> tuple[str | None, ...]:
             f"must be a list of non-empty strings (null for a query that was not published) holding at least one "
             f"query, got {value!r}",
         )
-    queries = [None if v is None else v.strip() for v in value]
+    queries = [None if v is None else _bounded(v.strip(), "Query", err) for v in value]
     while queries and queries[-1] is None:
         queries.pop()
     return tuple(queries)
