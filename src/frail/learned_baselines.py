@@ -97,6 +97,8 @@ def embedding_probe(inputs: BaselineInputs, targets: list[str]) -> Predictions:
 def twin_distance_features(obs: pd.DataFrame, ids: Sequence[str], doses: list[int], embed: TextEmbedder) -> np.ndarray:
     """Per job (rows in ``ids`` order): mean base-twin cosine distance at each design dose, then overall."""
     part = obs[obs["base_id"].isin(set(ids))]
+    if part.empty:
+        return np.zeros((len(ids), len(doses) + 1))
     base, twin = embed(part["base_text"].tolist()), embed(part["twin_text"].tolist())
     cos = np.sum(base * twin, axis=1) / np.maximum(np.linalg.norm(base, axis=1) * np.linalg.norm(twin, axis=1), 1e-12)
     frame = pd.DataFrame({"base_id": part["base_id"].to_numpy(), "dose": part["dose"].to_numpy(), "d": 1.0 - cos})

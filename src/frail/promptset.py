@@ -67,7 +67,7 @@ def _unit(x: np.ndarray) -> np.ndarray:
 
 def embedding_entropy(embeddings: np.ndarray) -> np.ndarray:
     """Normalised entropy of each row's softmax cosine-similarity distribution over the other rows."""
-    unit = _unit(embeddings)
+    unit = _unit(embeddings).astype(np.float64)
     n = len(unit)
     if n < 3:
         return np.zeros(n)
