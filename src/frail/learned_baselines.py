@@ -15,8 +15,8 @@ MiniLM, ``hf_frozen``, by default), each distinct text once per dataset.
 * the PromptSET measures (``frail.promptset``): ``prompt_clarity``, ``embedding_entropy`` and ``specificity_ief``
   each retargeted (quadratic least squares of each target on the measure), and ``promptset`` (gradient-boosted
   trees on the three together).
-
-Not implemented: BERTPE and VAP3 (fine-tuned QPP encoders); ``available_baselines`` does not list them.
+* ``bertpe`` and ``vap3``: the supervised QPP encoders of ``frail.qpp_encoders`` (MiniLM fine-tuned on the
+  targets; they ignore ``baseline_encoder``).
 """
 
 from __future__ import annotations
@@ -172,6 +172,18 @@ def promptset(inputs: BaselineInputs, targets: list[str]) -> Predictions:
     return fit_targets(inputs.train, x, x_test, targets, gbt, inputs.seed)
 
 
+def bertpe(inputs: BaselineInputs, targets: list[str]) -> Predictions:
+    from frail.qpp_encoders import qpp_predictions
+
+    return qpp_predictions(inputs.train, inputs.test, inputs.obs, targets, inputs.seed, variation_aware=False)
+
+
+def vap3(inputs: BaselineInputs, targets: list[str]) -> Predictions:
+    from frail.qpp_encoders import qpp_predictions
+
+    return qpp_predictions(inputs.train, inputs.test, inputs.obs, targets, inputs.seed, variation_aware=True)
+
+
 def measures_frame(jobs: pd.DataFrame, embed: TextEmbedder) -> pd.DataFrame:
     """The PromptSET measures of every job's base text (label-free, so computed once over all jobs)."""
     values = promptset_measures(jobs["base_text"].tolist(), embed)
@@ -185,6 +197,8 @@ LEARNED_BASELINES: dict[str, Baseline] = {
     "score_predictor": score_predictor,
     **{name: _measure(name) for name in MEASURES},
     "promptset": promptset,
+    "bertpe": bertpe,
+    "vap3": vap3,
 }
 DEFAULT_BASELINES = tuple(BASELINES)  # the job-frame baselines; `--baselines all` adds the learned ones
 NEEDS_MEASURES = frozenset({*MEASURES, "promptset"})

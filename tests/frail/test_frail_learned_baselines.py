@@ -147,9 +147,10 @@ def test_family_spearman_per_family_on_a_hand_example():
 
 def test_select_baselines_and_its_refusals():
     assert select_baselines("all") == tuple(available_baselines())
+    assert {"bertpe", "vap3", "amortized_irt", "promptset"} <= set(available_baselines())
     assert select_baselines("complexity, amortized_irt,complexity") == ("complexity", "amortized_irt")
-    with pytest.raises(SuiteInputError, match="unknown baseline.*bertpe"):
-        select_baselines("complexity,bertpe")
+    with pytest.raises(SuiteInputError, match="unknown baseline.*bertpee"):
+        select_baselines("complexity,bertpee")
     with pytest.raises(SuiteInputError, match="probe_only"):
         select_baselines("probe_only")
     with pytest.raises(SuiteInputError, match="learns from the training texts"):
@@ -160,11 +161,14 @@ def test_report_with_all_baselines_writes_the_comparison_table(synth, tmp_path, 
     *_, path = synth
     out = tmp_path / "rep"
     args = ["report", "--pairs", str(path), "--seeds", "0,1", "--out", str(out), "--quiet", "--max-epochs", "10"]
-    assert main([*args, "--include-bertpe-vap3", "--baseline-encoder", "hashing", "--featurizer", "hashing"]) == 0
+    cheap = [n for n in available_baselines() if n not in ("bertpe", "vap3")]  # those two fine-tune MiniLM
+    assert (
+        main([*args, "--baselines", ",".join(cheap), "--baseline-encoder", "hashing", "--featurizer", "hashing"]) == 0
+    )
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["baselines"] == list(available_baselines())
+    assert summary["baselines"] == cheap
     methods = summary["comparison"]["methods"]
-    assert set(methods) == {"frail_pi", *available_baselines()}
+    assert set(methods) == {"frail_pi", *cheap}
     pi = methods["complexity"]["targets"]["pi"]
     ceiling = summary["comparison"]["ceiling"]
     assert pi["normalised"]["mean"] == pytest.approx(pi["raw"]["mean"] / ceiling)
@@ -180,3 +184,37 @@ def test_report_with_all_baselines_writes_the_comparison_table(synth, tmp_path, 
     assert main([*args, "--include-bertpe-vap3", "--baselines", "all"]) == 2
     assert main([*args, "--baselines", "complexity,nonesuch"]) == 2
     assert "unknown baseline(s) nonesuch" in capsys.readouterr().err
+
+
+def _toy_jobs(n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Jobs whose π is 0.8 when the text names a storm and 0.1 otherwise; each has two reworded twins."""
+    rng = np.random.default_rng(seed)
+    stormy = rng.random(n) < 0.5
+    ids = [f"s{seed}-{i}" for i in range(n)]
+    nouns = ["apples", "boats", "coins", "ropes", "seeds"]
+    texts = [
+        f"Ana has {rng.integers(2, 90)} {nouns[i % 5]}" + (" during a violent storm." if s else " on a calm day.")
+        for i, s in enumerate(stormy)
+    ]
+    pi = np.where(stormy, 0.8, 0.1) + rng.normal(0, 0.02, n)
+    jobs = pd.DataFrame({"base_text": texts, "pi": pi, "a": pi, "b": np.nan}, index=ids)
+    obs = pd.DataFrame(
+        {
+            "base_id": np.repeat(ids, 2),
+            "dose": np.tile([1, 3], n),
+            "twin_text": [t.replace("Ana", name) for t in texts for name in ("Bo", "Cy")],
+        }
+    )
+    return jobs, obs
+
+
+@pytest.mark.parametrize("variation_aware", [False, True], ids=["bertpe", "vap3"])
+def test_fine_tuned_qpp_encoders_learn_a_textual_cue(variation_aware):
+    from frail.qpp_encoders import QppTrainConfig, qpp_predictions
+
+    (train, obs_train), (test, obs_test) = _toy_jobs(32, 0), _toy_jobs(12, 1)
+    config = QppTrainConfig(epochs=3, batch_size=8, encoder_lr=1e-4, max_len=24, twins_per_job=1)
+    obs = pd.concat([obs_train, obs_test])
+    pred = qpp_predictions(train, test, obs, ["pi", "a", "b"], 0, variation_aware, config)
+    assert spearman(pred["pi"], test["pi"].to_numpy()) > 0.7  # the storm cue decides π, and the model finds it
+    assert pred["b"] is None  # b is undefined on every training job
