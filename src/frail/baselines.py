@@ -7,6 +7,9 @@ the same folds as Frail-π:
 * ``base_y``: the measured base pass rate Ȳ(J) (fraction of epochs correct) where the data carry it;
 * ``probe_only`` (``text_probe`` protocol only, passed as an extra baseline): gradient-boosted trees on the base
   probe features alone (``probes.py``), the columns ``probe_<feature>`` of the job frame.
+
+The baselines that need more than one job's row (embeddings, twins, outcome models, fine-tuned encoders) are in
+``learned_baselines.py``; ``fit_targets`` is the per-target fit both share.
 """
 
 from __future__ import annotations

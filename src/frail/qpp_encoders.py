@@ -22,9 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    import torch
 
 TARGETS = ("pi", "a", "b")
 
@@ -60,12 +64,13 @@ class QppRegressor:
         torch.manual_seed(seed)
         self.config, self.rng = config, np.random.default_rng(seed)
         self.feat = HFFinetune(seed=seed, encoder=config.encoder, max_len=config.max_len)
-        self.head = torch.nn.Linear(self.feat.module.encoder.config.hidden_size, n_out).to(self.feat.device_name)
+        _ = self.feat.module  # loads the encoder and sets its width ``dim``
+        self.head = torch.nn.Linear(int(self.feat.dim), n_out).to(self.feat.device_name)
 
-    def _loss(self, emb, y, mask):  # type: ignore[no-untyped-def]
+    def _loss(self, emb: torch.Tensor, y: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return (((self.head(emb) - y) ** 2) * mask).sum() / mask.sum().clamp(min=1.0)
 
-    def _step(self, texts: list[str], y: np.ndarray, opt, adversarial: bool) -> None:  # type: ignore[no-untyped-def]
+    def _step(self, texts: list[str], y: np.ndarray, opt: torch.optim.Optimizer, adversarial: bool) -> None:
         import torch
 
         device = self.feat.device_name
