@@ -170,6 +170,37 @@ def _baseline_inputs(
     )
 
 
+def _score_baselines(
+    data: Dataset,
+    result: SeedResult,
+    frame: pd.DataFrame,
+    train_ids: list[str],
+    test: np.ndarray,
+    fold_ids: list[str],
+    frail_pi_test: np.ndarray,
+    with_probes: bool,
+    baselines: Sequence[str],
+    encoder: str,
+) -> None:
+    """Every chosen baseline on the seed's folds: its test-fold ρ_S per target, and, with Frail-π's, each method's
+    per-family ρ_S and Corr(predicted π, C) (``frame``: the solvable jobs, probe columns included under text_probe)."""
+    train, held_out = frame.loc[train_ids], frame.loc[test]
+    predictions = run_baselines(
+        train, held_out, list(TARGETS), result.seed, PROBE_BASELINES if with_probes else None, names=baselines
+    )
+    if any(n in LEARNED_BASELINES for n in baselines):
+        inputs = _baseline_inputs(data, train, held_out, fold_ids, result.seed, baselines, encoder)
+        predictions.update(run_learned_baselines(inputs, baselines, list(TARGETS)))
+    method_pi = {"frail_pi": frail_pi_test}
+    for name, by_target in predictions.items():
+        result.spearman[name] = {t: (None if v is None else spearman(v, held_out[t])) for t, v in by_target.items()}
+        if by_target.get("pi") is not None:
+            method_pi[name] = by_target["pi"]
+    result.family_spearman = family_spearman(data.obs, list(held_out.index), method_pi)
+    c = held_out["C"].to_numpy(dtype=float)
+    result.corr_pred_c = {m: pearson(v, c) for m, v in method_pi.items()}
+
+
 def run_seed(
     data: Dataset,
     split: Split,
@@ -244,29 +275,10 @@ def run_seed(
         (solv.loc[test, "n_breaks"] > 0).astype(float),
     )
     frame = solv if probes is None else solv.join(probes.add_prefix(PROBE_PREFIX))
-    baseline_preds = run_baselines(
-        frame.loc[ids["train"]],
-        frame.loc[test],
-        list(TARGETS),
-        split.seed,
-        None if probes is None else PROBE_BASELINES,
-        names=baselines,
+    fold_ids = list(jobs.index[(roles == "train").to_numpy()])
+    _score_baselines(
+        data, result, frame, ids["train"], test, fold_ids, pi_hat[test], probes is not None, baselines, baseline_encoder
     )
-    if any(n in LEARNED_BASELINES for n in baselines or ()):
-        fold_ids = list(jobs.index[(roles == "train").to_numpy()])
-        inputs = _baseline_inputs(
-            data, frame.loc[ids["train"]], frame.loc[test], fold_ids, split.seed, baselines, baseline_encoder
-        )
-        baseline_preds.update(run_learned_baselines(inputs, baselines or (), list(TARGETS)))
-    method_pi = {"frail_pi": pi_hat[test]}
-    for name, by_target in baseline_preds.items():
-        result.spearman[name] = {
-            t: (None if v is None else spearman(v, solv.loc[test, t])) for t, v in by_target.items()
-        }
-        if by_target.get("pi") is not None:
-            method_pi[name] = by_target["pi"]
-    result.family_spearman = family_spearman(obs, list(solv.index[test]), method_pi)
-    result.corr_pred_c = {m: pearson(v, solv.loc[test, "C"].to_numpy(dtype=float)) for m, v in method_pi.items()}
 
     folds = np.array([split.fold_of[b] for b in solv_ids])
     c = solv["C"].to_numpy(dtype=float)
