@@ -7,11 +7,14 @@ the same folds as Frail-π:
 * ``base_y``: the measured base pass rate Ȳ(J) (fraction of epochs correct) where the data carry it;
 * ``probe_only`` (``text_probe`` protocol only, passed as an extra baseline): gradient-boosted trees on the base
   probe features alone (``probes.py``), the columns ``probe_<feature>`` of the job frame.
+
+The baselines that need more than one job's row (embeddings, twins, outcome models, fine-tuned encoders) are in
+``learned_baselines.py``; ``fit_targets`` is the per-target fit both share.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import numpy as np
 import pandas as pd
@@ -23,7 +26,7 @@ Features = Callable[[pd.DataFrame], np.ndarray]  # job frame -> (n_jobs, d) inpu
 FitPredict = Callable[[np.ndarray, np.ndarray, np.ndarray, int], "np.ndarray | None"]  # (x, y, x_test, seed)
 
 
-def _quadratic(x: np.ndarray, y: np.ndarray, x_test: np.ndarray, seed: int) -> np.ndarray | None:
+def quadratic(x: np.ndarray, y: np.ndarray, x_test: np.ndarray, seed: int) -> np.ndarray | None:
     """Quadratic least squares on one input; None when that input is missing or constant on the fit rows."""
     x, x_test = x[:, 0], x_test[:, 0]
     if np.isnan(x).any() or np.std(x) == 0:
@@ -31,7 +34,7 @@ def _quadratic(x: np.ndarray, y: np.ndarray, x_test: np.ndarray, seed: int) -> n
     return predict_complexity_regression(fit_complexity_regression(y, x, degree=2), x_test)
 
 
-def _gbt(x: np.ndarray, y: np.ndarray, x_test: np.ndarray, seed: int) -> np.ndarray:
+def gbt(x: np.ndarray, y: np.ndarray, x_test: np.ndarray, seed: int) -> np.ndarray:
     from sklearn.ensemble import GradientBoostingRegressor
 
     model = GradientBoostingRegressor(
@@ -45,10 +48,10 @@ def _column(values: Callable[[pd.DataFrame], pd.Series]) -> Features:
 
 
 BASELINES: dict[str, tuple[Features, FitPredict]] = {
-    "surface_gbt": (lambda frame: surface_matrix(frame["base_text"]), _gbt),
-    "complexity": (_column(lambda f: f["C"]), _quadratic),
-    "text_length": (_column(lambda f: f["base_text"].str.len()), _quadratic),
-    "base_y": (_column(lambda f: f["y_base_epoch_mean"]), _quadratic),
+    "surface_gbt": (lambda frame: surface_matrix(frame["base_text"]), gbt),
+    "complexity": (_column(lambda f: f["C"]), quadratic),
+    "text_length": (_column(lambda f: f["base_text"].str.len()), quadratic),
+    "base_y": (_column(lambda f: f["y_base_epoch_mean"]), quadratic),
 }
 
 
@@ -59,7 +62,19 @@ def _probe_columns(frame: pd.DataFrame) -> np.ndarray:
     return frame[[c for c in frame.columns if c.startswith(PROBE_PREFIX)]].to_numpy(dtype=float)
 
 
-PROBE_BASELINES: dict[str, tuple[Features, FitPredict]] = {"probe_only": (_probe_columns, _gbt)}
+PROBE_BASELINES: dict[str, tuple[Features, FitPredict]] = {"probe_only": (_probe_columns, gbt)}
+
+
+def fit_targets(
+    train: pd.DataFrame, x: np.ndarray, x_test: np.ndarray, targets: list[str], fit_predict: FitPredict, seed: int
+) -> dict[str, np.ndarray | None]:
+    """Each target fitted on the training rows where it is defined (None with fewer than 3 such rows)."""
+    out: dict[str, np.ndarray | None] = {}
+    for target in targets:
+        keep = train[target].notna().to_numpy()
+        y = train[target].to_numpy(dtype=float)[keep]
+        out[target] = fit_predict(x[keep], y, x_test, seed) if keep.sum() >= 3 else None
+    return out
 
 
 def run_baselines(
@@ -68,16 +83,14 @@ def run_baselines(
     targets: list[str],
     seed: int,
     extra: dict[str, tuple[Features, FitPredict]] | None = None,
+    names: Collection[str] | None = None,
 ) -> dict[str, dict[str, np.ndarray | None]]:
     """{baseline: {target: test predictions or None when the baseline's input is unavailable}}; each baseline's
     inputs are computed once and shared by the targets, each target fitted on the training jobs where it is defined.
-    ``extra`` adds baselines to ``BASELINES`` (e.g. ``PROBE_BASELINES`` under the text_probe protocol)."""
-    out: dict[str, dict[str, np.ndarray | None]] = {}
-    for name, (features, fit_predict) in {**BASELINES, **(extra or {})}.items():
-        x, x_test = features(train), features(test)
-        out[name] = {}
-        for target in targets:
-            keep = train[target].notna().to_numpy()
-            y = train[target].to_numpy(dtype=float)[keep]
-            out[name][target] = fit_predict(x[keep], y, x_test, seed) if keep.sum() >= 3 else None
-    return out
+    ``extra`` adds baselines to ``BASELINES`` (e.g. ``PROBE_BASELINES`` under the text_probe protocol); ``names``
+    keeps only those of ``BASELINES`` (None: all of them)."""
+    chosen = {n: v for n, v in BASELINES.items() if names is None or n in names}
+    return {
+        name: fit_targets(train, features(train), features(test), targets, fit_predict, seed)
+        for name, (features, fit_predict) in {**chosen, **(extra or {})}.items()
+    }

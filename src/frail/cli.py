@@ -12,6 +12,7 @@ from pathlib import Path
 
 from causal_suite.errors import SuiteInputError, reports_input_errors
 from causal_suite.params import cli_integer, cli_integers, comma_list
+from frail.learned_baselines import available_baselines, select_baselines
 from frail.options import add_encoder_arguments, featurizer_options
 from frail.pairs import read_pair_files, read_pairs, require_one_solver, write_pairs
 
@@ -79,9 +80,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     from frail.models.pi import PiConfig
     from frail.models.pi_encoder import EncoderTrainConfig
     from frail.report import run_report
+    from frail.report_config import ReportConfig
 
     torch.set_num_threads(args.threads)  # the head is tiny: one thread is fastest and leaves the other cores free
-    config = PiConfig(hidden=args.hidden, max_epochs=args.max_epochs, patience=args.patience)
     encoder_config = EncoderTrainConfig(
         encoder_lr=args.encoder_lr,
         head_lr=args.head_lr,
@@ -90,26 +91,31 @@ def cmd_report(args: argparse.Namespace) -> int:
         max_epochs=args.encoder_max_epochs,
         patience=args.encoder_patience,
     )
-    seeds = args.seeds
     probes = None
     if args.probe_file:
         from frail.probes import read_probes
 
         probes = read_probes(args.probe_file)
-    summary = run_report(
-        comma_list(args.pairs),
-        args.featurizer,
-        seeds,
-        args.out,
-        config,
-        args.save_models,
-        not args.quiet,
-        featurizer_options(args),
-        encoder_config,
-        args.dump_predictions,
-        args.protocol,
-        probes,
+    if args.include_bertpe_vap3 and args.baselines is not None:
+        raise SuiteInputError("--include-bertpe-vap3 is an alias of --baselines all: give one of the two.")
+    spec = "all" if args.include_bertpe_vap3 else args.baselines
+    config = ReportConfig(
+        pair_files=tuple(comma_list(args.pairs)),
+        out_dir=Path(args.out),
+        featurizer=args.featurizer,
+        seeds=tuple(args.seeds),
+        protocol=args.protocol,
+        probes=probes,
+        pi=PiConfig(hidden=args.hidden, max_epochs=args.max_epochs, patience=args.patience),
+        encoder=encoder_config,
+        featurizer_options=featurizer_options(args),
+        baselines=None if spec is None else select_baselines(spec),
+        baseline_encoder=args.baseline_encoder,
+        save_models=args.save_models,
+        show_progress=not args.quiet,
+        dump_predictions=args.dump_predictions,
     )
+    summary = run_report(config)
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     if summary["status"] != "ok":  # too little data: the report says why, and the exit code says it failed
         print(f"frail: {summary['message']}", file=sys.stderr)
@@ -267,6 +273,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--dump-predictions",
         action="store_true",
         help="write predictions_seed*.csv: test-fold targets, predictions and p(J, m) per dose",
+    )
+    r.add_argument(
+        "--baselines",
+        help="`all` or a comma-separated list of baselines (default: surface_gbt, complexity, text_length, base_y); "
+        f"known: {', '.join(available_baselines())}",
+    )
+    r.add_argument(
+        "--include-bertpe-vap3",
+        action="store_true",
+        help="the seed's flag, an alias of --baselines all (BERTPE and VAP3 themselves are not implemented)",
+    )
+    r.add_argument(
+        "--baseline-encoder",
+        default="hf_frozen",
+        choices=["hf_frozen", "hashing"],
+        help="frozen text encoder of the embedding baselines (default hf_frozen: the bundled MiniLM)",
     )
     enc = add_encoder_arguments(r)
     enc.add_argument("--encoder-lr", type=float, help="encoder LR (default 2e-5 fine-tuning, 1e-3 LoRA)")

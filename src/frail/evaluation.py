@@ -12,6 +12,7 @@ baseline fits the probe features alone on the same folds. The ``text`` protocol 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -19,10 +20,20 @@ import numpy as np
 import pandas as pd
 
 from frail.baselines import PROBE_BASELINES, PROBE_PREFIX, run_baselines
-from frail.estimands import crd_residuals, orthogonality_diagnostics, spearman
+from frail.estimands import crd_residuals, orthogonality_diagnostics, pearson, spearman
 from frail.featurizers import make_featurizer
+from frail.learned_baselines import (
+    DEFAULT_BASELINES,
+    LEARNED_BASELINES,
+    NEEDS_MEASURES,
+    BaselineInputs,
+    TextEmbedder,
+    measures_frame,
+    run_learned_baselines,
+)
 from frail.models.pi import DoseCounts, FrailPi, PiConfig, Progress, dose_response_from_p, pi_from_p
 from frail.probes import ProbeStandardiser
+from frail.report_config import DEFAULT_BASELINE_ENCODER
 from frail.splits import Split
 
 TARGETS = ("pi", "a", "b")
@@ -59,6 +70,8 @@ class SeedResult:
     model: FrailPi | None = None
     featurizer: Any = None
     probe_standardiser: ProbeStandardiser | None = None  # text_probe: the training fold's probe standardiser
+    family_spearman: dict[str, dict[str, float | None]] = field(default_factory=dict)  # method -> family -> ρ_S
+    corr_pred_c: dict[str, float | None] = field(default_factory=dict)  # method -> Corr(predicted π, C), test fold
 
 
 def dose_counts(obs: pd.DataFrame, ids: list[str], row_of: dict[str, int]) -> DoseCounts:
@@ -105,6 +118,89 @@ def _frozen_features(
     return feat, x
 
 
+def family_spearman(
+    obs: pd.DataFrame, test_ids: list[str], method_pi: dict[str, np.ndarray]
+) -> dict[str, dict[str, float | None]]:
+    """Per operator family (§7 step 13): ρ_S of each method's predicted π against π measured on that family's twins
+    alone, test fold (a job without twins of a family is left out of that family's column)."""
+    part = obs[obs["base_id"].isin(set(test_ids))]
+    by_family = part.groupby(["family", "base_id"])["B"].mean().unstack("family").reindex(test_ids)
+    out: dict[str, dict[str, float | None]] = {}
+    for method, pred in method_pi.items():
+        out[method] = {}
+        for family in by_family.columns:
+            measured = by_family[family].to_numpy(dtype=float)
+            keep = np.isfinite(measured)
+            out[method][str(family)] = spearman(np.asarray(pred)[keep], measured[keep]) if keep.sum() >= 3 else None
+    return out
+
+
+def _baseline_inputs(
+    data: Dataset,
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    fold_ids: list[str],
+    seed: int,
+    baselines: Sequence[str] | None,
+    encoder: str,
+) -> BaselineInputs:
+    """The learned baselines' inputs; the frozen embedder and the label-free PromptSET measures are built once per
+    dataset and shared by the seeds."""
+    key = ("baseline_embedder", encoder)
+    if key not in data.fold_free_features:
+        data.fold_free_features[key] = TextEmbedder(encoder)
+    embed = data.fold_free_features[key]
+    measures = pd.DataFrame(index=data.jobs.index)
+    if NEEDS_MEASURES & set(baselines or ()):
+        mkey = ("promptset_measures", encoder)
+        if mkey not in data.fold_free_features:
+            data.fold_free_features[mkey] = measures_frame(data.jobs, embed)
+        measures = data.fold_free_features[mkey]
+    return BaselineInputs(
+        train=train,
+        test=test,
+        fold=data.jobs.loc[fold_ids],
+        obs=data.obs,
+        composition=data.composition,
+        doses=data.doses,
+        m_bar=data.m_bar,
+        embed=embed,
+        seed=seed,
+        measures=measures,
+    )
+
+
+def _score_baselines(
+    data: Dataset,
+    result: SeedResult,
+    frame: pd.DataFrame,
+    train_ids: list[str],
+    test: np.ndarray,
+    fold_ids: list[str],
+    frail_pi_test: np.ndarray,
+    with_probes: bool,
+    baselines: Sequence[str],
+    encoder: str,
+) -> None:
+    """Every chosen baseline on the seed's folds: its test-fold ρ_S per target, and, with Frail-π's, each method's
+    per-family ρ_S and Corr(predicted π, C) (``frame``: the solvable jobs, probe columns included under text_probe)."""
+    train, held_out = frame.loc[train_ids], frame.loc[test]
+    predictions = run_baselines(
+        train, held_out, list(TARGETS), result.seed, PROBE_BASELINES if with_probes else None, names=baselines
+    )
+    if any(n in LEARNED_BASELINES for n in baselines):
+        inputs = _baseline_inputs(data, train, held_out, fold_ids, result.seed, baselines, encoder)
+        predictions.update(run_learned_baselines(inputs, baselines, list(TARGETS)))
+    method_pi = {"frail_pi": frail_pi_test}
+    for name, by_target in predictions.items():
+        result.spearman[name] = {t: (None if v is None else spearman(v, held_out[t])) for t, v in by_target.items()}
+        if by_target.get("pi") is not None:
+            method_pi[name] = by_target["pi"]
+    result.family_spearman = family_spearman(data.obs, list(held_out.index), method_pi)
+    c = held_out["C"].to_numpy(dtype=float)
+    result.corr_pred_c = {m: pearson(v, c) for m, v in method_pi.items()}
+
+
 def run_seed(
     data: Dataset,
     split: Split,
@@ -114,13 +210,19 @@ def run_seed(
     featurizer_options: dict[str, Any] | None = None,
     encoder_config: Any = None,
     probes: pd.DataFrame | None = None,
+    *,
+    baselines: Sequence[str] | None = None,
+    baseline_encoder: str = DEFAULT_BASELINE_ENCODER,
 ) -> SeedResult:
     """Train and score one seed; a fold without enough solvable jobs gives a result with ``skipped`` set.
 
     ``featurizer_options`` go to the featurizer (e.g. ``encoder``, ``max_len``, ``device``); ``encoder_config``
     (an ``EncoderTrainConfig``) is the joint-training recipe of a trainable featurizer. ``probes`` (text_probe
-    protocol): the raw probe features of every job, indexed by base id, one column per feature.
+    protocol): the raw probe features of every job, indexed by base id, one column per feature. ``baselines``: the
+    baselines to score (None: ``learned_baselines.DEFAULT_BASELINES``), the learned ones embedding with the frozen
+    ``baseline_encoder``.
     """
+    baselines = DEFAULT_BASELINES if baselines is None else tuple(baselines)
     start = time.perf_counter()
     jobs, obs = data.jobs, data.obs
     roles = pd.Series({b: split.role_of(b) for b in jobs.index})
@@ -173,13 +275,10 @@ def run_seed(
         (solv.loc[test, "n_breaks"] > 0).astype(float),
     )
     frame = solv if probes is None else solv.join(probes.add_prefix(PROBE_PREFIX))
-    baseline_preds = run_baselines(
-        frame.loc[ids["train"]], frame.loc[test], list(TARGETS), split.seed, None if probes is None else PROBE_BASELINES
+    fold_ids = list(jobs.index[(roles == "train").to_numpy()])
+    _score_baselines(
+        data, result, frame, ids["train"], test, fold_ids, pi_hat[test], probes is not None, baselines, baseline_encoder
     )
-    for name, by_target in baseline_preds.items():
-        result.spearman[name] = {
-            t: (None if v is None else spearman(v, solv.loc[test, t])) for t, v in by_target.items()
-        }
 
     folds = np.array([split.fold_of[b] for b in solv_ids])
     c = solv["C"].to_numpy(dtype=float)

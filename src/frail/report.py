@@ -33,17 +33,25 @@ import pandas as pd
 from causal_suite.errors import SuiteInputError
 from causal_suite.files import write_figure_atomic, write_text_atomic
 from causal_suite.fragility import FRAGILE_THRESHOLD
+from frail.comparison import (
+    aggregate_family,
+    aggregate_method_cells,
+    comparison_block,
+    comparison_markdown,
+    family_markdown,
+)
 from frail.curation import curation_block
 from frail.estimands import design_dose_centre, dose_composition, job_targets, observations_frame, spearman
 from frail.evaluation import TARGETS, Dataset, SeedResult, run_seed
+from frail.learned_baselines import DEFAULT_BASELINES
 from frail.models.pi import PiConfig
 from frail.pairs import read_pair_files
 from frail.probes import ProbeSet
 from frail.reliability import ceiling_block
+from frail.report_config import ReportConfig
 from frail.splits import dataset_fingerprint, make_split
 
 MIN_SOLVABLE = 15
-PROTOCOLS = ("text", "text_probe", "both")
 PROTOCOL_NOTES = {
     "text": "problem statement only",
     "text_probe": "problem statement + base probes (repeated solver draws of the base prompt; needs model access)",
@@ -104,6 +112,8 @@ def _aggregate(results: list[SeedResult]) -> dict[str, Any]:
         "spearman": by_method,
         "crd": {"spearman_frail_pi": _mean_sd([r.crd.get("spearman_frail_pi") for r in done])},
         "orthogonality": ortho,
+        "corr_pred_C": aggregate_method_cells([r.corr_pred_c for r in done], _mean_sd),
+        "family": aggregate_family([r.family_spearman for r in done], _mean_sd),
     }
 
 
@@ -210,7 +220,9 @@ def _markdown(summary: dict[str, Any]) -> str:
         lines.append(
             f"| {block} | {_fmt(cells['corr_target_C'])} | {_fmt(cells['corr_pred_C'])} | {_fmt(cells['corr_pred_C2'])} |"
         )
-    lines += _reliability_markdown(summary["reliability"]) + _curation_markdown(summary["curation"])
+    lines += _reliability_markdown(summary["reliability"])
+    lines += comparison_markdown(summary["comparison"]) + family_markdown(agg["family"])
+    lines += _curation_markdown(summary["curation"])
     lines += [
         "",
         "## Per seed",
@@ -352,16 +364,8 @@ def probe_inputs(probes: ProbeSet, data: Dataset) -> pd.DataFrame:
 
 def _run_protocol(
     data: Dataset,
-    pair_files: list[str | Path],
-    featurizer: str,
-    seeds: list[int],
+    config: ReportConfig,
     out: Path,
-    config: PiConfig,
-    save_models: bool,
-    show_progress: bool,
-    featurizer_options: dict[str, Any] | None,
-    encoder_config: Any,
-    dump_predictions: bool,
     probes: ProbeSet | None,
     probe_frame: pd.DataFrame | None,
 ) -> dict[str, Any]:
@@ -370,11 +374,13 @@ def _run_protocol(
     out.mkdir(parents=True, exist_ok=True)
     n_solvable = int(data.jobs["solvable"].sum())
     summary: dict[str, Any] = {
-        "pairs": [str(p) for p in pair_files],
-        "featurizer": featurizer,
-        "featurizer_options": featurizer_options or {},
+        "pairs": list(config.pair_files),
+        "featurizer": config.featurizer,
+        "featurizer_options": dict(config.featurizer_options),
         "protocol": "text" if probe_frame is None else "text_probe",
-        "seeds": seeds,
+        "seeds": list(config.seeds),
+        "baselines": list(_baseline_names(config)),
+        "baseline_encoder": config.baseline_encoder,
         "doses": data.doses,
         "m_bar": data.m_bar,
         "n_jobs": len(data.jobs),
@@ -394,19 +400,21 @@ def _run_protocol(
         )
     else:
         results = []
-        for seed in seeds:
+        for seed in config.seeds:
             split = make_split(data.jobs.index, data.fingerprint, seed)
             result = run_seed(
                 data,
                 split,
-                featurizer,
-                config,
-                _progress(seed) if show_progress else None,
-                featurizer_options,
-                encoder_config,
+                config.featurizer,
+                config.pi or PiConfig(),
+                _progress(seed) if config.show_progress else None,
+                dict(config.featurizer_options),
+                config.encoder,
                 probe_frame,
+                baselines=_baseline_names(config),
+                baseline_encoder=config.baseline_encoder,
             )
-            if show_progress and sys.stderr.isatty():
+            if config.show_progress and sys.stderr.isatty():
                 sys.stderr.write("\n")
             results.append(result)
             record = {"seed": seed, "n": result.n, "skipped": result.skipped}
@@ -415,14 +423,16 @@ def _run_protocol(
                     spearman=result.spearman,
                     crd=result.crd,
                     orthogonality=result.orthogonality,
+                    corr_pred_C=result.corr_pred_c,
+                    family_spearman=result.family_spearman,
                     curation=_curation(result),
                     epochs=result.epochs,
                     epoch_seconds=result.epoch_seconds,
                     seconds=result.seconds,
                 )
-                if dump_predictions:
+                if config.dump_predictions:
                     _dump_predictions(out, result, data.doses)
-                if save_models:
+                if config.save_models:
                     assert result.model is not None  # a seed that was not skipped
                     result.model.save(
                         out / "models" / f"frail_pi_seed{seed}.pt", split, result.featurizer, result.probe_standardiser
@@ -436,6 +446,9 @@ def _run_protocol(
             summary["aggregate"] = _aggregate(results)
             summary["curation"] = _aggregate_curation([r["curation"] for r in summary["per_seed"] if "curation" in r])
             summary["reliability"] = _reliability(data, summary["aggregate"]["spearman"])
+            ceiling = summary["reliability"].get("ceiling", {}).get("ceiling")
+            agg = summary["aggregate"]
+            summary["comparison"] = comparison_block(agg["spearman"], agg["corr_pred_C"], ceiling)
             summary["plots"] = _plots(out, done[0], data)
     summary["wall_seconds"] = time.perf_counter() - start
     summary["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -470,64 +483,32 @@ def _both_markdown(summary: dict[str, Any], parts: dict[str, dict[str, Any]]) ->
     return "\n".join(lines)
 
 
-def run_report(
-    pair_files: Sequence[str | Path],
-    featurizer: str,
-    seeds: list[int],
-    out_dir: str | Path,
-    config: PiConfig | None = None,
-    save_models: bool = False,
-    show_progress: bool = True,
-    featurizer_options: dict[str, Any] | None = None,
-    encoder_config: Any = None,
-    dump_predictions: bool = False,
-    protocol: str = "text",
-    probes: ProbeSet | None = None,
-) -> dict[str, Any]:
-    """Run every seed of ``protocol``, write report.md / summary.json / plots (and predictions) into ``out_dir``;
-    return the summary. ``text_probe`` and ``both`` need ``probes`` (a read probe file), ``text`` takes none; the
-    inputs are checked before anything is written.
+def _baseline_names(config: ReportConfig) -> tuple[str, ...]:
+    return DEFAULT_BASELINES if config.baselines is None else config.baselines
 
-    ``featurizer_options`` and ``encoder_config`` go to ``run_seed`` (encoder featurizers).
-    """
-    if protocol not in PROTOCOLS:
-        raise SuiteInputError(f"unknown protocol {protocol!r}: choose one of {', '.join(PROTOCOLS)}.")
-    if protocol != "text" and probes is None:
-        raise SuiteInputError(f"--protocol {protocol} needs the base probes: pass --probe-file (see `frail probes`).")
-    if protocol == "text" and probes is not None:
-        raise SuiteInputError(
-            "--probe-file is read by --protocol text_probe or both; --protocol text reads the problem statement only."
-        )
-    data = load_dataset(pair_files)
+
+def run_report(config: ReportConfig) -> dict[str, Any]:
+    """Run every seed of ``config.protocol``, write report.md / summary.json / plots (and predictions) into
+    ``config.out_dir``; return the summary. The config checked its protocol and probe file when it was built; the
+    probe file's solver and coverage are checked here, before anything is written."""
+    data = load_dataset(list(config.pair_files))
     probe_frame = None
-    if probes is not None:
-        probe_frame = probe_inputs(probes, data)
-    run = dict(
-        data=data,
-        pair_files=pair_files,
-        featurizer=featurizer,
-        seeds=seeds,
-        config=config or PiConfig(),
-        save_models=save_models,
-        show_progress=show_progress,
-        featurizer_options=featurizer_options,
-        encoder_config=encoder_config,
-        dump_predictions=dump_predictions,
-    )
-    out = Path(out_dir)
-    if protocol != "both":
-        return _run_protocol(out=out, probes=probes, probe_frame=probe_frame, **run)
+    if config.probes is not None:
+        probe_frame = probe_inputs(config.probes, data)
+    out = config.out_dir
+    if config.protocol != "both":
+        return _run_protocol(data, config, out, config.probes, probe_frame)
     start = time.perf_counter()
     parts = {
-        "text": _run_protocol(out=out / "text", probes=None, probe_frame=None, **run),
-        "text_probe": _run_protocol(out=out / "text_probe", probes=probes, probe_frame=probe_frame, **run),
+        "text": _run_protocol(data, config, out / "text", None, None),
+        "text_probe": _run_protocol(data, config, out / "text_probe", config.probes, probe_frame),
     }
     failed = [f"{name}: {part['message']}" for name, part in parts.items() if part["status"] != "ok"]
     summary: dict[str, Any] = {
         "protocol": "both",
-        "pairs": [str(p) for p in pair_files],
-        "featurizer": featurizer,
-        "seeds": seeds,
+        "pairs": list(config.pair_files),
+        "featurizer": config.featurizer,
+        "seeds": list(config.seeds),
         "probes": parts["text_probe"]["probes"],
         "status": "ok" if not failed else "insufficient_data",
         "protocols": {
