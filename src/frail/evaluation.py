@@ -194,8 +194,9 @@ def _score_baselines(
     method_pi = {"frail_pi": frail_pi_test}
     for name, by_target in predictions.items():
         result.spearman[name] = {t: (None if v is None else spearman(v, held_out[t])) for t, v in by_target.items()}
-        if by_target.get("pi") is not None:
-            method_pi[name] = by_target["pi"]
+        pi = by_target.get("pi")
+        if pi is not None:
+            method_pi[name] = pi
     result.family_spearman = family_spearman(data.obs, list(held_out.index), method_pi)
     c = held_out["C"].to_numpy(dtype=float)
     result.corr_pred_c = {m: pearson(v, c) for m, v in method_pi.items()}

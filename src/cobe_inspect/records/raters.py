@@ -68,7 +68,8 @@ def _responses(log_path: str | Path) -> tuple[str, list[list[str]]]:
     rows = []
     with LogReader(log_path, "Eval log") as log:
         model = log.header.eval.model
-        for sample in log.full_samples():
+        for index in range(log.sample_count()):
+            sample = log.full_sample(index)
             completion = sample.output.completion if sample.output else ""
             if sample.epoch != 1 or not completion.strip():
                 continue
