@@ -161,23 +161,27 @@ def test_streamed_rescore_opens_the_log_once_and_lists_its_members_once(small_lo
 
 
 def test_a_failing_scorer_leaves_the_log_whole_and_no_file_behind(small_logs, tmp_path, monkeypatch):
+    import dataclasses
+
     from inspect_ai.scorer import mean, scorer
 
+    from causal_suite import rescore as rescore_module
     from causal_suite.rescore import rescore
-    from glass_inspect import _registry
+    from glass_inspect._registry import SUITE_BENCHMARK
 
     log = tmp_path / "keep.eval"
     log.write_bytes(open(small_logs["eval"], "rb").read())
     before = log.read_bytes()
 
     @scorer(metrics=[mean()], name="broken_match")
-    def broken(suite: str):
+    def glass_match(suite: str):  # the name the log records, so score takes it for the glass scorer
         async def score(state, target):
             raise RuntimeError("scorer broke")
 
         return score
 
-    monkeypatch.setattr(_registry, "glass_match", broken)
+    broken = dataclasses.replace(SUITE_BENCHMARK, scorers=(glass_match,))
+    monkeypatch.setattr(rescore_module, "benchmark_of", lambda task: broken)
     with pytest.raises(RuntimeError, match="scorer broke"):
         rescore(log)
     assert log.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["keep.eval"]
