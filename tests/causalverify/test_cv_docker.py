@@ -9,6 +9,7 @@ Needs a Docker engine >= 24.0.6, Compose v2 and the Debian image (``bash .ci/doc
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import zipfile
 
@@ -85,7 +86,7 @@ def report(log) -> dict[str, dict]:
         runs[str(sample.id)] = run
         score = next(iter(sample.scores.values()))
         levels = (
-            {k: int(v) for k, v in score.value.items() if k in ("L2b", "L2b_plus")}
+            {k: v if math.isnan(v) else int(v) for k, v in score.value.items() if k in ("L2b", "L2b_plus")}
             if isinstance(score.value, dict)
             else score.value
         )
