@@ -213,10 +213,8 @@ def cmd_tau(argv: list[str]) -> int:
     return tau_main(argv, prog="frail tau")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="frail", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _add_data_commands(sub) -> None:
+    """``pairs``, ``probes`` and ``synth``: the commands that write the inputs of a report."""
     p = sub.add_parser("pairs", help="glass eval logs (+ corpus manifests) or LabeledPair files -> one pairs JSONL")
     p.add_argument("inputs", nargs="+", help="glass .eval/.json logs and/or upstream *_labeled_pairs.jsonl files")
     p.add_argument("--corpus", help="glass corpus directory (default: the one recorded in the logs)")
@@ -241,6 +239,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, help="output pair file (JSONL)")
     s.set_defaults(func=cmd_synth)
 
+
+def _add_encoder_training_arguments(r) -> None:
+    """The encoder options of ``report``: which encoder, and the recipe of joint training with the head."""
+    enc = add_encoder_arguments(r)
+    enc.add_argument("--encoder-lr", type=float, help="encoder LR (default 2e-5 fine-tuning, 1e-3 LoRA)")
+    enc.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the head")
+    enc.add_argument("--jobs-per-batch", type=cli_integer(1), default=64, help="jobs per optimiser step")
+    enc.add_argument("--encoder-microbatch", type=cli_integer(1), default=16, help="jobs per encoder forward pass")
+    enc.add_argument("--encoder-max-epochs", type=cli_integer(1), default=20, help="encoder training epochs at most")
+    enc.add_argument(
+        "--encoder-patience", type=cli_integer(1), default=5, help="encoder epochs without validation gain"
+    )
+
+
+def _add_report_command(sub) -> None:
+    """``report``: Frail-π and the baselines over seeds (its options become one ``ReportConfig``)."""
     from frail.featurizers import available_featurizers
 
     r = sub.add_parser("report", help="train and evaluate Frail-π and the baselines over seeds")
@@ -290,16 +304,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["hf_frozen", "hashing"],
         help="frozen text encoder of the embedding baselines (default hf_frozen: the bundled MiniLM)",
     )
-    enc = add_encoder_arguments(r)
-    enc.add_argument("--encoder-lr", type=float, help="encoder LR (default 2e-5 fine-tuning, 1e-3 LoRA)")
-    enc.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the head")
-    enc.add_argument("--jobs-per-batch", type=cli_integer(1), default=64, help="jobs per optimiser step")
-    enc.add_argument("--encoder-microbatch", type=cli_integer(1), default=16, help="jobs per encoder forward pass")
-    enc.add_argument("--encoder-max-epochs", type=cli_integer(1), default=20, help="encoder training epochs at most")
-    enc.add_argument(
-        "--encoder-patience", type=cli_integer(1), default=5, help="encoder epochs without validation gain"
-    )
+    _add_encoder_training_arguments(r)
     r.set_defaults(func=cmd_report)
+
+
+def _add_model_commands(sub) -> None:
+    """``evaluate`` and ``transfer`` (a trained Frail-π on other folds or solvers) and ``tau`` (its own parser)."""
+    from frail.featurizers import available_featurizers
 
     e = sub.add_parser("evaluate", help="score a saved Frail-π on the test fold of (pairs, seed); refuses overlap")
     e.add_argument("--model", required=True, help="a model saved by frail report --save-models")
@@ -335,6 +346,14 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
         help="Frail-τ mechanism check on continuous Synth-CD (`frail tau --help` for its options)",
     )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="frail", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_data_commands(sub)
+    _add_report_command(sub)
+    _add_model_commands(sub)
     return parser
 
 

@@ -202,6 +202,92 @@ def _score_baselines(
     result.corr_pred_c = {m: pearson(v, c) for m, v in method_pi.items()}
 
 
+def _solvable_fold_ids(jobs: pd.DataFrame, roles: pd.Series) -> dict[str, list[str]]:
+    """The solvable jobs of each fold (train, val, test), in job order."""
+    solvable = jobs["solvable"].to_numpy()
+    return {r: list(jobs.index[(roles == r).to_numpy() & solvable]) for r in ("train", "val", "test")}
+
+
+def _fit_frail_pi(
+    data: Dataset,
+    result: SeedResult,
+    roles: pd.Series,
+    ids: dict[str, list[str]],
+    featurizer: str,
+    config: PiConfig,
+    progress: Progress | None,
+    featurizer_options: dict[str, Any] | None,
+    encoder_config: Any,
+    probes: pd.DataFrame | None,
+) -> tuple[FrailPi, np.ndarray]:
+    """Fit the featurizer and Frail-π on the training fold (early-stopped on val); return the model and the
+    features of every job (probe features appended under text_probe). Records the model on ``result``."""
+    jobs = data.jobs
+    feat = make_featurizer(featurizer, seed=result.seed, **(featurizer_options or {}))
+    texts = jobs["base_text"].tolist()
+    row_of = {b: i for i, b in enumerate(jobs.index)}
+    counts = {r: dose_counts(data.obs, ids[r], row_of) for r in ("train", "val")}
+    seed_config = replace(config, seed=result.seed)
+    extra = np.zeros((len(jobs), 0), dtype=np.float32)
+    if probes is not None:
+        result.probe_standardiser = ProbeStandardiser.fit(probes.loc[jobs.index[(roles == "train").to_numpy()]])
+        extra = result.probe_standardiser.transform(probes.loc[jobs.index])
+    if feat.trainable:
+        from frail.models.pi_encoder import fit_pi_with_encoder
+
+        model = fit_pi_with_encoder(
+            feat, texts, data.doses, counts["train"], counts["val"], seed_config, encoder_config, progress, extra
+        )
+        result.epoch_seconds = float(np.mean(model.epoch_seconds)) if model.epoch_seconds else None
+        x = np.hstack([feat.transform(texts), extra])
+    else:
+        feat, x = _frozen_features(data, feat, featurizer_options, jobs.loc[(roles == "train").to_numpy(), "base_text"])
+        x = np.hstack([x, extra])
+        model = FrailPi(x.shape[1], data.doses, seed_config)
+        model.fit(x, counts["train"], counts["val"], progress)
+    result.epochs, result.model, result.featurizer = len(model.history), model, feat
+    return model, x
+
+
+def _frail_pi_spearman(
+    pred: pd.DataFrame, solv: pd.DataFrame, test: np.ndarray, p_test: np.ndarray, data: Dataset
+) -> dict[str, float | None]:
+    """Frail-π's test-fold ρ_S of π, a, b and of the budget-K worst case (any break among the job's own twins)."""
+    cells = {t: spearman(pred.loc[test, t], solv.loc[test, t]) for t in TARGETS}
+    cells["worst_case"] = spearman(
+        _any_break_probability(p_test, data.obs, list(solv.index[test]), data.doses),
+        (solv.loc[test, "n_breaks"] > 0).astype(float),
+    )
+    return cells
+
+
+def _score_crd(result: SeedResult, solv: pd.DataFrame, folds: np.ndarray, test: np.ndarray, pred: pd.DataFrame) -> None:
+    """CRD by cross-fitted residualisation on C over the evaluation folds, the orthogonality diagnostics and the
+    test-fold prediction frame (``pred``: Frail-π's π̂, â, b̂ of every solvable job ``solv``)."""
+    pi_hat = pred["pi"].to_numpy()
+    c = solv["C"].to_numpy(dtype=float)
+    crd_target, crd_pred = crd_residuals(solv["pi"].to_numpy(), pi_hat, c, folds)
+    result.crd = {"spearman_frail_pi": spearman(crd_pred[test], crd_target[test])}
+    result.orthogonality = {
+        "pi": orthogonality_diagnostics(solv.loc[test, "pi"], pi_hat[test], c[test]),
+        "crd": orthogonality_diagnostics(crd_target[test], crd_pred[test], c[test]),
+    }
+    result.predictions = pd.DataFrame(
+        {
+            "base_id": solv.index[test],
+            "C": c[test],
+            "pi": solv.loc[test, "pi"].to_numpy(),
+            "pi_hat": pi_hat[test],
+            "a": solv.loc[test, "a"].to_numpy(),
+            "a_hat": pred["a"].to_numpy()[test],
+            "b": solv.loc[test, "b"].to_numpy(),
+            "b_hat": pred["b"].to_numpy()[test],
+            "crd": crd_target[test],
+            "crd_hat": crd_pred[test],
+        }
+    )
+
+
 def run_seed(
     data: Dataset,
     split: Split,
@@ -225,10 +311,9 @@ def run_seed(
     """
     baselines = DEFAULT_BASELINES if baselines is None else tuple(baselines)
     start = time.perf_counter()
-    jobs, obs = data.jobs, data.obs
+    jobs = data.jobs
     roles = pd.Series({b: split.role_of(b) for b in jobs.index})
-    solvable = jobs["solvable"]
-    ids = {r: list(jobs.index[(roles == r).to_numpy() & solvable.to_numpy()]) for r in ("train", "val", "test")}
+    ids = _solvable_fold_ids(jobs, roles)
     result = SeedResult(seed=split.seed, n={f"solvable_{r}": len(v) for r, v in ids.items()})
     if len(ids["test"]) < MIN_TEST_SOLVABLE or not ids["train"] or not ids["val"]:
         result.skipped = (
@@ -236,32 +321,12 @@ def run_seed(
             f"val {len(ids['val'])}, test {len(ids['test'])}; the test fold needs {MIN_TEST_SOLVABLE})"
         )
         return result
+    model, x = _fit_frail_pi(
+        data, result, roles, ids, featurizer, config, progress, featurizer_options, encoder_config, probes
+    )
 
-    feat = make_featurizer(featurizer, seed=split.seed, **(featurizer_options or {}))
-    texts = jobs["base_text"].tolist()
     row_of = {b: i for i, b in enumerate(jobs.index)}
-    counts = {r: dose_counts(obs, ids[r], row_of) for r in ("train", "val")}
-    seed_config = replace(config, seed=split.seed)
-    extra = np.zeros((len(jobs), 0), dtype=np.float32)
-    if probes is not None:
-        result.probe_standardiser = ProbeStandardiser.fit(probes.loc[jobs.index[(roles == "train").to_numpy()]])
-        extra = result.probe_standardiser.transform(probes.loc[jobs.index])
-    if feat.trainable:
-        from frail.models.pi_encoder import fit_pi_with_encoder
-
-        model = fit_pi_with_encoder(
-            feat, texts, data.doses, counts["train"], counts["val"], seed_config, encoder_config, progress, extra
-        )
-        result.epoch_seconds = float(np.mean(model.epoch_seconds)) if model.epoch_seconds else None
-        x = np.hstack([feat.transform(texts), extra])
-    else:
-        feat, x = _frozen_features(data, feat, featurizer_options, jobs.loc[(roles == "train").to_numpy(), "base_text"])
-        x = np.hstack([x, extra])
-        model = FrailPi(x.shape[1], data.doses, seed_config)
-        model.fit(x, counts["train"], counts["val"], progress)
-    result.epochs, result.model, result.featurizer = len(model.history), model, feat
-
-    solv_ids = list(jobs.index[solvable.to_numpy()])
+    solv_ids = list(jobs.index[jobs["solvable"].to_numpy()])
     p_all, pi_hat, a_hat, b_hat = predict_targets(
         model, x[[row_of[b] for b in solv_ids]], data.composition.loc[solv_ids].to_numpy(), data.m_bar
     )
@@ -269,40 +334,14 @@ def run_seed(
     solv = jobs.loc[solv_ids]
     test = solv.index.isin(ids["test"])
 
-    result.spearman["frail_pi"] = {t: spearman(pred.loc[test, t], solv.loc[test, t]) for t in TARGETS}
     p_test = p_all[test]
-    result.spearman["frail_pi"]["worst_case"] = spearman(
-        _any_break_probability(p_test, obs, list(solv.index[test]), data.doses),
-        (solv.loc[test, "n_breaks"] > 0).astype(float),
-    )
+    result.spearman["frail_pi"] = _frail_pi_spearman(pred, solv, test, p_test, data)
     frame = solv if probes is None else solv.join(probes.add_prefix(PROBE_PREFIX))
     fold_ids = list(jobs.index[(roles == "train").to_numpy()])
     _score_baselines(
         data, result, frame, ids["train"], test, fold_ids, pi_hat[test], probes is not None, baselines, baseline_encoder
     )
-
-    folds = np.array([split.fold_of[b] for b in solv_ids])
-    c = solv["C"].to_numpy(dtype=float)
-    crd_target, crd_pred = crd_residuals(solv["pi"].to_numpy(), pi_hat, c, folds)
-    result.crd = {"spearman_frail_pi": spearman(crd_pred[test], crd_target[test])}
-    result.orthogonality = {
-        "pi": orthogonality_diagnostics(solv.loc[test, "pi"], pi_hat[test], c[test]),
-        "crd": orthogonality_diagnostics(crd_target[test], crd_pred[test], c[test]),
-    }
-    result.predictions = pd.DataFrame(
-        {
-            "base_id": solv.index[test],
-            "C": c[test],
-            "pi": solv.loc[test, "pi"].to_numpy(),
-            "pi_hat": pi_hat[test],
-            "a": solv.loc[test, "a"].to_numpy(),
-            "a_hat": a_hat[test],
-            "b": solv.loc[test, "b"].to_numpy(),
-            "b_hat": b_hat[test],
-            "crd": crd_target[test],
-            "crd_hat": crd_pred[test],
-        }
-    )
+    _score_crd(result, solv, np.array([split.fold_of[b] for b in solv_ids]), test, pred)
     result.p_test = p_test
     result.seconds = time.perf_counter() - start
     return result

@@ -362,17 +362,10 @@ def probe_inputs(probes: ProbeSet, data: Dataset) -> pd.DataFrame:
     return probes.frame(data.jobs.index)
 
 
-def _run_protocol(
-    data: Dataset,
-    config: ReportConfig,
-    out: Path,
-    probes: ProbeSet | None,
-    probe_frame: pd.DataFrame | None,
+def _summary_head(
+    data: Dataset, config: ReportConfig, probes: ProbeSet | None, probe_frame: pd.DataFrame | None
 ) -> dict[str, Any]:
-    """One protocol's complete report in ``out``: the text protocol when ``probe_frame`` is None, else text_probe."""
-    start = time.perf_counter()
-    out.mkdir(parents=True, exist_ok=True)
-    n_solvable = int(data.jobs["solvable"].sum())
+    """The summary's description of the run (inputs, options, dataset sizes), before any seed."""
     summary: dict[str, Any] = {
         "pairs": list(config.pair_files),
         "featurizer": config.featurizer,
@@ -384,7 +377,7 @@ def _run_protocol(
         "doses": data.doses,
         "m_bar": data.m_bar,
         "n_jobs": len(data.jobs),
-        "n_solvable": n_solvable,
+        "n_solvable": int(data.jobs["solvable"].sum()),
         "n_observations": len(data.obs),
         "fingerprint": data.fingerprint,
         "status": "ok",
@@ -392,6 +385,80 @@ def _run_protocol(
     }
     if probes is not None:
         summary["probes"] = probes.record(data.jobs.index)
+    return summary
+
+
+def _run_one_seed(
+    data: Dataset, config: ReportConfig, out: Path, seed: int, probe_frame: pd.DataFrame | None
+) -> tuple[SeedResult, dict[str, Any]]:
+    """One seed on its split: the result and its per-seed summary record (predictions and model written if asked)."""
+    split = make_split(data.jobs.index, data.fingerprint, seed)
+    result = run_seed(
+        data,
+        split,
+        config.featurizer,
+        config.pi or PiConfig(),
+        _progress(seed) if config.show_progress else None,
+        dict(config.featurizer_options),
+        config.encoder,
+        probe_frame,
+        baselines=_baseline_names(config),
+        baseline_encoder=config.baseline_encoder,
+    )
+    if config.show_progress and sys.stderr.isatty():
+        sys.stderr.write("\n")
+    record = {"seed": seed, "n": result.n, "skipped": result.skipped}
+    if result.skipped is None:
+        record.update(
+            spearman=result.spearman,
+            crd=result.crd,
+            orthogonality=result.orthogonality,
+            corr_pred_C=result.corr_pred_c,
+            family_spearman=result.family_spearman,
+            curation=_curation(result),
+            epochs=result.epochs,
+            epoch_seconds=result.epoch_seconds,
+            seconds=result.seconds,
+        )
+        if config.dump_predictions:
+            _dump_predictions(out, result, data.doses)
+        if config.save_models:
+            assert result.model is not None  # a seed that was not skipped
+            result.model.save(
+                out / "models" / f"frail_pi_seed{seed}.pt", split, result.featurizer, result.probe_standardiser
+            )
+    return result, record
+
+
+def _summarise_seeds(summary: dict[str, Any], results: list[SeedResult], data: Dataset, out: Path) -> None:
+    """The over-seed blocks of the summary (aggregate, curation, reliability, comparison, plots), or the reason
+    there are none."""
+    done = [r for r in results if r.skipped is None]
+    if not done:
+        summary["status"] = "insufficient_data"
+        summary["message"] = "; ".join(str(r.skipped) for r in results) + "."
+        return
+    summary["aggregate"] = _aggregate(results)
+    summary["curation"] = _aggregate_curation([r["curation"] for r in summary["per_seed"] if "curation" in r])
+    summary["reliability"] = _reliability(data, summary["aggregate"]["spearman"])
+    ceiling = summary["reliability"].get("ceiling", {}).get("ceiling")
+    agg = summary["aggregate"]
+    summary["comparison"] = comparison_block(agg["spearman"], agg["corr_pred_C"], ceiling)
+    summary["plots"] = _plots(out, done[0], data)
+
+
+def _run_protocol(
+    data: Dataset,
+    config: ReportConfig,
+    out: Path,
+    probes: ProbeSet | None,
+    probe_frame: pd.DataFrame | None,
+) -> dict[str, Any]:
+    """One protocol's complete report in ``out``: the text protocol when ``probe_frame`` is None, else text_probe."""
+    start = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    summary = _summary_head(data, config, probes, probe_frame)
+    n_solvable = summary["n_solvable"]
     if n_solvable < MIN_SOLVABLE:
         summary["status"] = "insufficient_data"
         summary["message"] = (
@@ -401,55 +468,10 @@ def _run_protocol(
     else:
         results = []
         for seed in config.seeds:
-            split = make_split(data.jobs.index, data.fingerprint, seed)
-            result = run_seed(
-                data,
-                split,
-                config.featurizer,
-                config.pi or PiConfig(),
-                _progress(seed) if config.show_progress else None,
-                dict(config.featurizer_options),
-                config.encoder,
-                probe_frame,
-                baselines=_baseline_names(config),
-                baseline_encoder=config.baseline_encoder,
-            )
-            if config.show_progress and sys.stderr.isatty():
-                sys.stderr.write("\n")
+            result, record = _run_one_seed(data, config, out, seed, probe_frame)
             results.append(result)
-            record = {"seed": seed, "n": result.n, "skipped": result.skipped}
-            if result.skipped is None:
-                record.update(
-                    spearman=result.spearman,
-                    crd=result.crd,
-                    orthogonality=result.orthogonality,
-                    corr_pred_C=result.corr_pred_c,
-                    family_spearman=result.family_spearman,
-                    curation=_curation(result),
-                    epochs=result.epochs,
-                    epoch_seconds=result.epoch_seconds,
-                    seconds=result.seconds,
-                )
-                if config.dump_predictions:
-                    _dump_predictions(out, result, data.doses)
-                if config.save_models:
-                    assert result.model is not None  # a seed that was not skipped
-                    result.model.save(
-                        out / "models" / f"frail_pi_seed{seed}.pt", split, result.featurizer, result.probe_standardiser
-                    )
             summary["per_seed"].append(record)
-        done = [r for r in results if r.skipped is None]
-        if not done:
-            summary["status"] = "insufficient_data"
-            summary["message"] = "; ".join(str(r.skipped) for r in results) + "."
-        else:
-            summary["aggregate"] = _aggregate(results)
-            summary["curation"] = _aggregate_curation([r["curation"] for r in summary["per_seed"] if "curation" in r])
-            summary["reliability"] = _reliability(data, summary["aggregate"]["spearman"])
-            ceiling = summary["reliability"].get("ceiling", {}).get("ceiling")
-            agg = summary["aggregate"]
-            summary["comparison"] = comparison_block(agg["spearman"], agg["corr_pred_C"], ceiling)
-            summary["plots"] = _plots(out, done[0], data)
+        _summarise_seeds(summary, results, data, out)
     summary["wall_seconds"] = time.perf_counter() - start
     summary["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     write_text_atomic(out / "summary.json", json.dumps(summary, indent=1))

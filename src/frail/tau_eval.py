@@ -129,6 +129,55 @@ def _mean_over_seeds(per_seed: list[dict[str, Any]], level: str) -> dict[str, di
     return out
 
 
+def _job_level(
+    jobs: pd.DataFrame, split: Split, pred: pd.DataFrame, truth: pd.DataFrame | None
+) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float | None]]]:
+    """One seed's job-level predictors (Frail-τ's two heads, the baselines regressing D_avg, each but the contrast
+    head also residualised on C) and their scores against τ and D⊥ (``truth``) or the measured D_avg."""
+    test_ids = list(pred.index)
+    job_methods = {
+        "frail_tau_contrast": pred["contrast"].to_numpy(),
+        "frail_tau_ex_ante": pred["ex_ante"].to_numpy(),
+    }
+    for name, by_target in run_baselines(
+        jobs.loc[split.ids("train")], jobs.loc[test_ids], ["d_avg"], split.seed
+    ).items():
+        if by_target["d_avg"] is not None:
+            job_methods[name] = by_target["d_avg"]
+    c = jobs.loc[test_ids, "C"].to_numpy(dtype=float)
+    folds = np.arange(len(test_ids)) % RESIDUAL_FOLDS
+    for name in [m for m in job_methods if m != "frail_tau_contrast"]:
+        job_methods[f"{name}_resid"] = cross_fitted_residual(job_methods[name], c, folds)[0]
+    if truth is None:
+        d_avg = jobs.loc[test_ids, "d_avg"].to_numpy(dtype=float)
+        return job_methods, {m: _scores(p, d_avg, c) for m, p in job_methods.items()}
+    tau, perp = (truth.loc[test_ids, k].to_numpy() for k in ("tau", "d_perp_oracle"))
+    job_methods["oracle_d_perp"] = perp
+    return job_methods, {m: _scores(p, tau, c, {"d_perp": perp}) for m, p in job_methods.items()}
+
+
+def _observation_level(
+    frame: pd.DataFrame, split: Split, obs: pd.DataFrame, test_ids: list[str], job_methods: dict[str, np.ndarray]
+) -> dict[str, dict[str, float | None]]:
+    """Scores against the observed Δ(J, T) of the test twins: the contrast head, the training fold's per-operator
+    mean Δ, and every raw job-level predictor broadcast to its job's twins (rows of ``test_ids``)."""
+    position = {b: i for i, b in enumerate(test_ids)}
+    at = obs["base_id"].map(position).to_numpy()
+    train_rows = frame[frame["base_id"].map(split.role_of) == "train"]
+    obs_methods = {
+        "frail_tau_contrast": obs["contrast_obs"].to_numpy(),
+        "operator_mean": obs["family"].map(train_rows.groupby("family")["delta"].mean()).to_numpy(),
+    }
+    obs_methods.update(
+        {
+            m: p[at]
+            for m, p in job_methods.items()
+            if m not in ("frail_tau_contrast", "oracle_d_perp") and not m.endswith("_resid")
+        }
+    )
+    return {m: _scores(p, obs["delta"].to_numpy(), obs["C"].to_numpy()) for m, p in obs_methods.items()}
+
+
 def tau_check(
     rows: list[PairObservation],
     seeds: list[int],
@@ -162,41 +211,8 @@ def tau_check(
         pred, obs, model = run_tau_seed(frame, split, featurizer, config, shared, **(featurizer_options or {}))
         pred = pred.set_index("base_id")
         test_ids = list(pred.index)
-        job_methods = {
-            "frail_tau_contrast": pred["contrast"].to_numpy(),
-            "frail_tau_ex_ante": pred["ex_ante"].to_numpy(),
-        }
-        for name, by_target in run_baselines(jobs.loc[split.ids("train")], jobs.loc[test_ids], ["d_avg"], seed).items():
-            if by_target["d_avg"] is not None:
-                job_methods[name] = by_target["d_avg"]
-        c = jobs.loc[test_ids, "C"].to_numpy(dtype=float)
-        folds = np.arange(len(test_ids)) % RESIDUAL_FOLDS
-        for name in [m for m in job_methods if m != "frail_tau_contrast"]:
-            job_methods[f"{name}_resid"] = cross_fitted_residual(job_methods[name], c, folds)[0]
-        if t is None:
-            job_level = {
-                m: _scores(p, jobs.loc[test_ids, "d_avg"].to_numpy(dtype=float), c) for m, p in job_methods.items()
-            }
-        else:
-            tau, perp = (t.loc[test_ids, k].to_numpy() for k in ("tau", "d_perp_oracle"))
-            job_methods["oracle_d_perp"] = perp
-            job_level = {m: _scores(p, tau, c, {"d_perp": perp}) for m, p in job_methods.items()}
-
-        position = {b: i for i, b in enumerate(test_ids)}
-        at = obs["base_id"].map(position).to_numpy()
-        train_rows = frame[frame["base_id"].map(split.role_of) == "train"]
-        obs_methods = {
-            "frail_tau_contrast": obs["contrast_obs"].to_numpy(),
-            "operator_mean": obs["family"].map(train_rows.groupby("family")["delta"].mean()).to_numpy(),
-        }
-        obs_methods.update(
-            {
-                m: p[at]
-                for m, p in job_methods.items()
-                if m not in ("frail_tau_contrast", "oracle_d_perp") and not m.endswith("_resid")
-            }
-        )
-        obs_level = {m: _scores(p, obs["delta"].to_numpy(), obs["C"].to_numpy()) for m, p in obs_methods.items()}
+        job_methods, job_level = _job_level(jobs, split, pred, t)
+        obs_level = _observation_level(frame, split, obs, test_ids, job_methods)
         per_seed.append(
             {
                 "seed": seed,

@@ -103,6 +103,85 @@ class _JointTrainer:
         return float(loss) / float(counts.n[rows].sum())
 
 
+def _snapshot(featurizer, model: FrailPi) -> tuple[dict, dict]:
+    """Copies of the encoder's trained weights and the head's state (the best-so-far checkpoint)."""
+    return (
+        {k: v.detach().clone() for k, v in featurizer.trained_state().items()},
+        copy.deepcopy(model.head.state_dict()),
+    )
+
+
+def _start_head(
+    featurizer,
+    texts: list[str],
+    doses: list[int],
+    train: DoseCounts,
+    val: DoseCounts,
+    config: PiConfig,
+    enc: EncoderTrainConfig,
+    extra: np.ndarray | None,
+) -> tuple[FrailPi, np.ndarray]:
+    """Check the inputs, fit the featurizer on the training texts and build the head (warm-started on the starting
+    embeddings when ``enc.warm_start_head``); return it with the extra head columns."""
+    if not getattr(featurizer, "trainable", False):
+        raise SuiteInputError(
+            f"featurizer {featurizer.name!r} is frozen: train Frail-π on its output with FrailPi.fit."
+        )
+    if train.n.sum() == 0 or val.n.sum() == 0:
+        raise SuiteInputError("Frail-π needs solvable-stratum twins in both the training and validation folds.")
+    torch.manual_seed(config.seed)
+    featurizer.fit([texts[j] for j in np.unique(train.job)])
+    featurizer.jointly_trained = True  # its embeddings are now the ones the head is trained on
+    extra = np.zeros((len(texts), 0), dtype=np.float32) if extra is None else extra
+    if len(extra) != len(texts):
+        raise SuiteInputError(f"the extra head inputs have {len(extra)} rows for {len(texts)} texts.")
+    model = FrailPi(featurizer.dim + extra.shape[1], doses, config)
+    if enc.warm_start_head:  # LoRA adapters start at zero, so these are exactly the starting embeddings
+        model.fit(np.hstack([featurizer.transform(texts), extra]), train, val)
+        model.history = []
+    return model, extra
+
+
+def _train_epochs(
+    trainer: _JointTrainer,
+    featurizer,
+    model: FrailPi,
+    opt,
+    train: DoseCounts,
+    val: DoseCounts,
+    config: PiConfig,
+    enc: EncoderTrainConfig,
+    progress: Progress | None,
+) -> tuple[float, tuple[dict, dict]]:
+    """The joint epochs with early stopping on validation BCE; return the best loss and its checkpoint."""
+    by_train, by_val = _job_rows(train), _job_rows(val)
+    train_jobs = np.array(sorted(by_train))
+    gen = torch.Generator().manual_seed(config.seed)
+    best = trainer.val_loss(val, by_val) if enc.warm_start_head else float("inf")
+    best_state, stale = _snapshot(featurizer, model), 0
+    model.epoch_seconds = []
+    for epoch in range(1, enc.max_epochs + 1):
+        started = time.perf_counter()
+        featurizer.module.train()
+        model.head.train()
+        order = train_jobs[torch.randperm(len(train_jobs), generator=gen).numpy()]
+        running = 0.0
+        for start in range(0, len(order), enc.jobs_per_batch):
+            running += trainer.step(train, by_train, [int(j) for j in order[start : start + enc.jobs_per_batch]], opt)
+        train_loss, val_loss = running / float(train.n.sum()), trainer.val_loss(val, by_val)
+        model.epoch_seconds.append(time.perf_counter() - started)
+        model.history.append((epoch, train_loss, val_loss))
+        if progress:
+            progress(epoch, enc.max_epochs, train_loss, val_loss)
+        if val_loss < best - 1e-5:
+            best, best_state, stale = val_loss, _snapshot(featurizer, model), 0
+        else:
+            stale += 1
+            if stale >= enc.patience:
+                break
+    return best, best_state
+
+
 def fit_pi_with_encoder(
     featurizer,
     texts: list[str],
@@ -121,23 +200,8 @@ def fit_pi_with_encoder(
     featurizer is left holding the best encoder weights, so
     ``model.predict_p(np.hstack([featurizer.transform(texts), extra]))``.
     """
-    if not getattr(featurizer, "trainable", False):
-        raise SuiteInputError(
-            f"featurizer {featurizer.name!r} is frozen: train Frail-π on its output with FrailPi.fit."
-        )
-    if train.n.sum() == 0 or val.n.sum() == 0:
-        raise SuiteInputError("Frail-π needs solvable-stratum twins in both the training and validation folds.")
     config, enc = config or PiConfig(), enc or EncoderTrainConfig()
-    torch.manual_seed(config.seed)
-    featurizer.fit([texts[j] for j in np.unique(train.job)])
-    featurizer.jointly_trained = True  # its embeddings are now the ones the head is trained on
-    extra = np.zeros((len(texts), 0), dtype=np.float32) if extra is None else extra
-    if len(extra) != len(texts):
-        raise SuiteInputError(f"the extra head inputs have {len(extra)} rows for {len(texts)} texts.")
-    model = FrailPi(featurizer.dim + extra.shape[1], doses, config)
-    if enc.warm_start_head:  # LoRA adapters start at zero, so these are exactly the starting embeddings
-        model.fit(np.hstack([featurizer.transform(texts), extra]), train, val)
-        model.history = []
+    model, extra = _start_head(featurizer, texts, doses, train, val, config, enc, extra)
     trainer = _JointTrainer(featurizer, texts, model, enc, extra)
     opt = torch.optim.AdamW(
         [
@@ -146,38 +210,7 @@ def fit_pi_with_encoder(
         ],
         weight_decay=config.weight_decay,
     )
-    by_train, by_val = _job_rows(train), _job_rows(val)
-    train_jobs = np.array(sorted(by_train))
-    gen = torch.Generator().manual_seed(config.seed)
-
-    def snapshot():
-        return (
-            {k: v.detach().clone() for k, v in featurizer.trained_state().items()},
-            copy.deepcopy(model.head.state_dict()),
-        )
-
-    best = trainer.val_loss(val, by_val) if enc.warm_start_head else float("inf")
-    best_state, stale = snapshot(), 0
-    model.epoch_seconds = []
-    for epoch in range(1, enc.max_epochs + 1):
-        started = time.perf_counter()
-        featurizer.module.train()
-        model.head.train()
-        order = train_jobs[torch.randperm(len(train_jobs), generator=gen).numpy()]
-        running = 0.0
-        for start in range(0, len(order), enc.jobs_per_batch):
-            running += trainer.step(train, by_train, [int(j) for j in order[start : start + enc.jobs_per_batch]], opt)
-        train_loss, val_loss = running / float(train.n.sum()), trainer.val_loss(val, by_val)
-        model.epoch_seconds.append(time.perf_counter() - started)
-        model.history.append((epoch, train_loss, val_loss))
-        if progress:
-            progress(epoch, enc.max_epochs, train_loss, val_loss)
-        if val_loss < best - 1e-5:
-            best, best_state, stale = val_loss, snapshot(), 0
-        else:
-            stale += 1
-            if stale >= enc.patience:
-                break
+    best, best_state = _train_epochs(trainer, featurizer, model, opt, train, val, config, enc, progress)
     featurizer.restore_state(best_state[0])
     model.head.load_state_dict(best_state[1])
     model.head.to("cpu").eval()
