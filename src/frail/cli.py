@@ -111,6 +111,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         featurizer_options=featurizer_options(args),
         baselines=None if spec is None else select_baselines(spec),
         baseline_encoder=args.baseline_encoder,
+        baseline_encoder_model=args.baseline_encoder_model,
         save_models=args.save_models,
         show_progress=not args.quiet,
         dump_predictions=args.dump_predictions,
@@ -296,13 +297,18 @@ def _add_report_command(sub) -> None:
     r.add_argument(
         "--include-bertpe-vap3",
         action="store_true",
-        help="the seed's flag, an alias of --baselines all (BERTPE and VAP3 themselves are not implemented)",
+        help="the seed's flag, an alias of --baselines all (which includes BERTPE and VAP3)",
     )
     r.add_argument(
         "--baseline-encoder",
         default="hf_frozen",
         choices=["hf_frozen", "hashing"],
         help="frozen text encoder of the embedding baselines (default hf_frozen: the bundled MiniLM)",
+    )
+    r.add_argument(
+        "--baseline-encoder-model",
+        help="the transformers encoder every encoder baseline reads (hf_frozen embeddings, BERTPE, VAP3): a local "
+        "encoder folder or a hub name (default: the bundled MiniLM)",
     )
     _add_encoder_training_arguments(r)
     r.set_defaults(func=cmd_report)

@@ -18,7 +18,7 @@ PUBLISHED_NORMALISED_PI: dict[str, tuple[tuple[float, float], tuple[float, float
     "surface_gbt": ((0.171, 0.023), (0.401, 0.014)),
     "complexity": ((0.207, 0.060), (0.285, 0.026)),
 }
-COMPARED_TARGETS = ("pi", "a", "b")
+COMPARED_TARGETS = ("pi", "a", "b", "d_avg")
 
 Stat = dict[str, Any]
 MeanSd = Callable[[list[float | None]], Stat]
@@ -89,8 +89,8 @@ def comparison_markdown(block: dict[str, Any]) -> list[str]:
         "numbers (Table 2) are normalised ρ_S(π) on GlassGSM / GlassMATH, not on these pairs.",
         "",
         "| method | ρ_S(π) raw | ρ_S(π) normalised | paper GlassGSM | paper GlassMATH | ρ_S(a) | ρ_S(b) | "
-        "\\|Corr(π̂, C)\\| |",
-        "|---|---|---|---|---|---|---|---|",
+        "ρ_S(D_avg) | \\|Corr(π̂, C)\\| |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for method, row in block["methods"].items():
         t = row["targets"]
@@ -99,7 +99,8 @@ def comparison_markdown(block: dict[str, Any]) -> list[str]:
         lines.append(
             f"| {method} | {_pm(t.get('pi', {}).get('raw'))} | {_pm(t.get('pi', {}).get('normalised'))} | "
             f"{_pm(pub.get('glassgsm'))} | {_pm(pub.get('glassmath'))} | {_pm(t.get('a', {}).get('raw'))} | "
-            f"{_pm(t.get('b', {}).get('raw'))} | {'n/a' if corr is None else f'{corr:.3f}'} |"
+            f"{_pm(t.get('b', {}).get('raw'))} | {_pm(t.get('d_avg', {}).get('raw'))} | "
+            f"{'n/a' if corr is None else f'{corr:.3f}'} |"
         )
     return lines
 

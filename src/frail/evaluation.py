@@ -37,6 +37,7 @@ from frail.report_config import DEFAULT_BASELINE_ENCODER
 from frail.splits import Split
 
 TARGETS = ("pi", "a", "b")
+CONTROL_TARGET = "d_avg"  # D_avg(J), the U-CCD control (§7 step 6): defined on every stratum, solved or not
 MIN_TEST_SOLVABLE = 3
 
 
@@ -143,16 +144,17 @@ def _baseline_inputs(
     seed: int,
     baselines: Sequence[str] | None,
     encoder: str,
+    encoder_model: str | None = None,
 ) -> BaselineInputs:
-    """The learned baselines' inputs; the frozen embedder and the label-free PromptSET measures are built once per
-    dataset and shared by the seeds."""
-    key = ("baseline_embedder", encoder)
+    """The learned baselines' inputs; the frozen embedder (``encoder``, reading the transformers ``encoder_model``)
+    and the label-free PromptSET measures are built once per dataset and shared by the seeds."""
+    key = ("baseline_embedder", encoder, encoder_model)
     if key not in data.fold_free_features:
-        data.fold_free_features[key] = TextEmbedder(encoder)
+        data.fold_free_features[key] = TextEmbedder(encoder, encoder_model)
     embed = data.fold_free_features[key]
     measures = pd.DataFrame(index=data.jobs.index)
     if NEEDS_MEASURES & set(baselines or ()):
-        mkey = ("promptset_measures", encoder)
+        mkey = ("promptset_measures", encoder, encoder_model)
         if mkey not in data.fold_free_features:
             data.fold_free_features[mkey] = measures_frame(data.jobs, embed)
         measures = data.fold_free_features[mkey]
@@ -180,7 +182,7 @@ def _score_baselines(
     frail_pi_test: np.ndarray,
     with_probes: bool,
     baselines: Sequence[str],
-    encoder: str,
+    encoder: tuple[str, str | None],
 ) -> None:
     """Every chosen baseline on the seed's folds: its test-fold ρ_S per target, and, with Frail-π's, each method's
     per-family ρ_S and Corr(predicted π, C) (``frame``: the solvable jobs, probe columns included under text_probe)."""
@@ -189,7 +191,7 @@ def _score_baselines(
         train, held_out, list(TARGETS), result.seed, PROBE_BASELINES if with_probes else None, names=baselines
     )
     if any(n in LEARNED_BASELINES for n in baselines):
-        inputs = _baseline_inputs(data, train, held_out, fold_ids, result.seed, baselines, encoder)
+        inputs = _baseline_inputs(data, train, held_out, fold_ids, result.seed, baselines, *encoder)
         predictions.update(run_learned_baselines(inputs, baselines, list(TARGETS)))
     method_pi = {"frail_pi": frail_pi_test}
     for name, by_target in predictions.items():
@@ -288,6 +290,28 @@ def _score_crd(result: SeedResult, solv: pd.DataFrame, folds: np.ndarray, test: 
     )
 
 
+def _score_control_target(
+    data: Dataset,
+    result: SeedResult,
+    train_ids: list[str],
+    test_ids: list[str],
+    baselines: Sequence[str],
+    encoder: tuple[str, str | None],
+) -> None:
+    """Every chosen baseline regressing D_avg on the same folds, but on all their jobs (D_avg, the U-CCD control, is
+    defined off the solvable stratum too): its test-fold ρ_S joins the baseline's cells as ``d_avg``. Frail-π
+    models breaks of solved bases only and has no D_avg prediction."""
+    train, held_out = data.jobs.loc[train_ids], data.jobs.loc[test_ids]
+    predictions = run_baselines(train, held_out, [CONTROL_TARGET], result.seed, names=baselines)
+    if any(n in LEARNED_BASELINES for n in baselines):
+        inputs = _baseline_inputs(data, train, held_out, train_ids, result.seed, baselines, *encoder)
+        predictions.update(run_learned_baselines(inputs, baselines, [CONTROL_TARGET]))
+    for name, by_target in predictions.items():
+        value = by_target.get(CONTROL_TARGET)
+        cells = result.spearman.setdefault(name, {})
+        cells[CONTROL_TARGET] = None if value is None else spearman(value, held_out[CONTROL_TARGET])
+
+
 def run_seed(
     data: Dataset,
     split: Split,
@@ -300,6 +324,7 @@ def run_seed(
     *,
     baselines: Sequence[str] | None = None,
     baseline_encoder: str = DEFAULT_BASELINE_ENCODER,
+    baseline_encoder_model: str | None = None,
 ) -> SeedResult:
     """Train and score one seed; a fold without enough solvable jobs gives a result with ``skipped`` set.
 
@@ -307,7 +332,7 @@ def run_seed(
     (an ``EncoderTrainConfig``) is the joint-training recipe of a trainable featurizer. ``probes`` (text_probe
     protocol): the raw probe features of every job, indexed by base id, one column per feature. ``baselines``: the
     baselines to score (None: ``learned_baselines.DEFAULT_BASELINES``), the learned ones embedding with the frozen
-    ``baseline_encoder``.
+    ``baseline_encoder`` (which reads the transformers ``baseline_encoder_model``; None: the bundled MiniLM).
     """
     baselines = DEFAULT_BASELINES if baselines is None else tuple(baselines)
     start = time.perf_counter()
@@ -337,10 +362,12 @@ def run_seed(
     p_test = p_all[test]
     result.spearman["frail_pi"] = _frail_pi_spearman(pred, solv, test, p_test, data)
     frame = solv if probes is None else solv.join(probes.add_prefix(PROBE_PREFIX))
-    fold_ids = list(jobs.index[(roles == "train").to_numpy()])
+    encoder = (baseline_encoder, baseline_encoder_model)
+    fold_ids = {r: list(jobs.index[(roles == r).to_numpy()]) for r in ("train", "test")}  # every stratum
     _score_baselines(
-        data, result, frame, ids["train"], test, fold_ids, pi_hat[test], probes is not None, baselines, baseline_encoder
+        data, result, frame, ids["train"], test, fold_ids["train"], pi_hat[test], probes is not None, baselines, encoder
     )
+    _score_control_target(data, result, fold_ids["train"], fold_ids["test"], baselines, encoder)
     _score_crd(result, solv, np.array([split.fold_of[b] for b in solv_ids]), test, pred)
     result.p_test = p_test
     result.seconds = time.perf_counter() - start

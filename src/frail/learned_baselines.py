@@ -1,7 +1,8 @@
 """The embedding and outcome-model baselines of §2 "Featurizers and baselines" / §7 step 12, each regressing the same
-job-level targets (π, a, b) on the same folds as Frail-π (``evaluation.run_seed``), beside the job-frame
-baselines of ``frail.baselines``. Texts are embedded by one frozen sentence encoder (``TextEmbedder``: the bundled
-MiniLM, ``hf_frozen``, by default), each distinct text once per dataset.
+job-level targets (π, a, b; and D_avg, the U-CCD control, on every job of the folds) on the same folds as Frail-π
+(``evaluation.run_seed``), beside the job-frame baselines of ``frail.baselines``. Texts are embedded by one frozen
+sentence encoder (``TextEmbedder``: the bundled MiniLM, ``hf_frozen``, by default), each distinct text once per
+dataset.
 
 * ``twin_distance`` (frozen twin distance): per twin the cosine distance between the base and twin embeddings,
   aggregated per job as the mean distance at each design dose and overall; ridge regression of each target on them.
@@ -15,15 +16,18 @@ MiniLM, ``hf_frozen``, by default), each distinct text once per dataset.
 * the PromptSET measures (``frail.promptset``): ``prompt_clarity``, ``embedding_entropy`` and ``specificity_ief``
   each retargeted (quadratic least squares of each target on the measure), and ``promptset`` (gradient-boosted
   trees on the three together).
-* ``bertpe`` and ``vap3``: the supervised QPP encoders of ``frail.qpp_encoders`` (MiniLM fine-tuned on the
-  targets; they ignore ``baseline_encoder``).
+* ``bertpe`` and ``vap3``: the supervised QPP encoders of ``frail.qpp_encoders``, fine-tuned on the targets; they
+  fine-tune the named ``baseline_encoder_model`` (default the MiniLM) whatever ``baseline_encoder`` is.
+
+``baseline_encoder_model`` (``--baseline-encoder-model``: a local encoder folder or a hub name, default the bundled
+MiniLM) is the one transformers encoder every encoder baseline reads: the frozen ``hf_frozen`` embedder and the
+two fine-tuned QPP encoders.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,8 +44,11 @@ Predictions = dict[str, "np.ndarray | None"]
 class TextEmbedder:
     """Frozen embeddings of texts by a featurizer whose fit learns nothing; each distinct text is encoded once."""
 
-    def __init__(self, featurizer: str, options: dict[str, Any] | None = None) -> None:
-        self.featurizer: Featurizer = make_featurizer(featurizer, seed=0, **(options or {}))
+    def __init__(self, featurizer: str, model: str | None = None) -> None:
+        """``model``: the transformers encoder of ``hf_frozen`` (a local folder or a hub name; None: the MiniLM)."""
+        self.model = model
+        options = {} if model is None else {"encoder": model}
+        self.featurizer: Featurizer = make_featurizer(featurizer, seed=0, **options)
         if self.featurizer.fit_learns:
             raise SuiteInputError(
                 f"--baseline-encoder {featurizer!r} learns from the training texts; the baselines need a frozen "
@@ -135,6 +142,8 @@ def score_predictor(inputs: BaselineInputs, targets: list[str]) -> Predictions:
 def amortized_irt(inputs: BaselineInputs, targets: list[str]) -> Predictions:
     from frail.models.pi import dose_response_from_p, pi_from_p
 
+    if not {"pi", "a"} & set(targets):
+        return dict.fromkeys(targets)  # its p(J, m) gives π and a only
     train_ids = list(inputs.train.index)
     part = inputs.obs[inputs.obs["base_id"].isin(set(train_ids))]
     cells = part.groupby(["base_id", "dose"])["B"].agg(["sum", "size"]).reset_index()
@@ -173,15 +182,17 @@ def promptset(inputs: BaselineInputs, targets: list[str]) -> Predictions:
 
 
 def bertpe(inputs: BaselineInputs, targets: list[str]) -> Predictions:
-    from frail.qpp_encoders import qpp_predictions
+    from frail.qpp_encoders import QppTrainConfig, qpp_predictions
 
-    return qpp_predictions(inputs.train, inputs.test, inputs.obs, targets, inputs.seed, variation_aware=False)
+    config = QppTrainConfig(encoder=inputs.embed.model)
+    return qpp_predictions(inputs.train, inputs.test, inputs.obs, targets, inputs.seed, False, config)
 
 
 def vap3(inputs: BaselineInputs, targets: list[str]) -> Predictions:
-    from frail.qpp_encoders import qpp_predictions
+    from frail.qpp_encoders import QppTrainConfig, qpp_predictions
 
-    return qpp_predictions(inputs.train, inputs.test, inputs.obs, targets, inputs.seed, variation_aware=True)
+    config = QppTrainConfig(encoder=inputs.embed.model)
+    return qpp_predictions(inputs.train, inputs.test, inputs.obs, targets, inputs.seed, True, config)
 
 
 def measures_frame(jobs: pd.DataFrame, embed: TextEmbedder) -> pd.DataFrame:

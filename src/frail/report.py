@@ -42,8 +42,8 @@ from frail.comparison import (
 )
 from frail.curation import curation_block
 from frail.estimands import design_dose_centre, dose_composition, job_targets, observations_frame, spearman
-from frail.evaluation import TARGETS, Dataset, SeedResult, run_seed
-from frail.learned_baselines import DEFAULT_BASELINES
+from frail.evaluation import CONTROL_TARGET, TARGETS, Dataset, SeedResult, run_seed
+from frail.learned_baselines import DEFAULT_BASELINES, LEARNED_BASELINES
 from frail.models.pi import PiConfig
 from frail.pairs import read_pair_files
 from frail.probes import ProbeSet
@@ -175,13 +175,15 @@ def _probe_line(record: dict[str, Any]) -> str:
 def _spearman_table(summary: dict[str, Any]) -> list[str]:
     if summary["status"] != "ok":
         return ["**No evaluation:** " + summary["message"]]
-    cols = [*TARGETS, "worst_case"]
+    cols = [*TARGETS, CONTROL_TARGET, "worst_case"]
     lines = ["| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for method, cells in summary["aggregate"]["spearman"].items():
         lines.append(f"| {method} | " + " | ".join(_fmt(cells[c]) if c in cells else "—" for c in cols) + " |")
     return lines + [
         "",
-        "n/a: the method has no input for this target or the target is constant (e.g. b with one dose).",
+        "n/a: the method has no input for this target or the target is constant (e.g. b with one dose). "
+        "d_avg (the U-CCD control) is regressed by the baselines on every job of the folds, solved or not; "
+        "Frail-π predicts breaks of solved bases only (—).",
     ]
 
 
@@ -374,6 +376,7 @@ def _summary_head(
         "seeds": list(config.seeds),
         "baselines": list(_baseline_names(config)),
         "baseline_encoder": config.baseline_encoder,
+        "baseline_encoder_model": config.baseline_encoder_model,
         "doses": data.doses,
         "m_bar": data.m_bar,
         "n_jobs": len(data.jobs),
@@ -404,6 +407,7 @@ def _run_one_seed(
         probe_frame,
         baselines=_baseline_names(config),
         baseline_encoder=config.baseline_encoder,
+        baseline_encoder_model=config.baseline_encoder_model,
     )
     if config.show_progress and sys.stderr.isatty():
         sys.stderr.write("\n")
@@ -509,10 +513,21 @@ def _baseline_names(config: ReportConfig) -> tuple[str, ...]:
     return DEFAULT_BASELINES if config.baselines is None else config.baselines
 
 
+def _check_baseline_encoder(config: ReportConfig) -> None:
+    """Load the named encoder of the encoder baselines once, before anything is read or written, so that a bad name
+    fails as one sentence (``frail.encoders.load_encoder``) rather than after the first seed."""
+    if config.baseline_encoder_model is None or not set(_baseline_names(config)) & set(LEARNED_BASELINES):
+        return
+    from frail.encoders import load_encoder
+
+    load_encoder(config.baseline_encoder_model)
+
+
 def run_report(config: ReportConfig) -> dict[str, Any]:
     """Run every seed of ``config.protocol``, write report.md / summary.json / plots (and predictions) into
     ``config.out_dir``; return the summary. The config checked its protocol and probe file when it was built; the
     probe file's solver and coverage are checked here, before anything is written."""
+    _check_baseline_encoder(config)
     data = load_dataset(list(config.pair_files))
     probe_frame = None
     if config.probes is not None:

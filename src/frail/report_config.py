@@ -33,7 +33,9 @@ class ReportConfig:
     """Everything ``run_report`` reads: inputs, output folder, featurizer, seeds, protocol, the Frail-π recipe
     (``pi``; None: ``PiConfig()``), the joint encoder recipe of a trainable featurizer (``encoder``), the baselines
     to run (names of ``frail.baselines.available_baselines()``) and the frozen sentence encoder they embed with
-    (``baseline_encoder``, a featurizer whose fit learns nothing: ``hf_frozen`` or ``hashing``)."""
+    (``baseline_encoder``, a featurizer whose fit learns nothing: ``hf_frozen`` or ``hashing``), and the transformers
+    encoder every encoder baseline reads (``baseline_encoder_model``: a local folder or a hub name; None: the
+    bundled MiniLM)."""
 
     pair_files: tuple[str, ...]
     out_dir: Path
@@ -46,6 +48,7 @@ class ReportConfig:
     featurizer_options: Mapping[str, Any] = field(default_factory=dict)
     baselines: tuple[str, ...] | None = None  # None: frail.baselines.DEFAULT_BASELINES
     baseline_encoder: str = DEFAULT_BASELINE_ENCODER
+    baseline_encoder_model: str | None = None  # the transformers encoder of the encoder baselines (None: MiniLM)
     save_models: bool = False
     show_progress: bool = True
     dump_predictions: bool = False
@@ -69,6 +72,11 @@ class ReportConfig:
             raise SuiteInputError(
                 "--probe-file is read by --protocol text_probe or both; --protocol text reads the problem "
                 "statement only."
+            )
+        if self.baseline_encoder_model is not None and self.baseline_encoder == "hashing":
+            raise SuiteInputError(
+                f"--baseline-encoder-model {self.baseline_encoder_model!r} names a transformers encoder, which "
+                "--baseline-encoder hashing does not read: use --baseline-encoder hf_frozen or drop the model."
             )
         if not self.seeds:
             raise SuiteInputError("--seeds is empty: give at least one seed.")

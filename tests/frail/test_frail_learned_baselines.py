@@ -181,6 +181,9 @@ def test_report_with_all_baselines_writes_the_comparison_table(synth, tmp_path, 
     }
     text = (out / "report.md").read_text()
     assert "## Comparison table" in text and "| amortized_irt |" in text and "## Per family" in text
+    assert methods["complexity"]["targets"]["d_avg"]["raw"]["n"] == 2  # the U-CCD control, both seeds
+    assert "d_avg" not in methods["frail_pi"]["targets"]  # Frail-π models solved bases only
+    assert "ρ_S(D_avg)" in text
     assert main([*args, "--include-bertpe-vap3", "--baselines", "all"]) == 2
     assert main([*args, "--baselines", "complexity,nonesuch"]) == 2
     assert "unknown baseline(s) nonesuch" in capsys.readouterr().err
@@ -218,3 +221,23 @@ def test_fine_tuned_qpp_encoders_learn_a_textual_cue(variation_aware):
     pred = qpp_predictions(train, test, obs, ["pi", "a", "b"], 0, variation_aware, config)
     assert spearman(pred["pi"], test["pi"].to_numpy()) > 0.7  # the storm cue decides π, and the model finds it
     assert pred["b"] is None  # b is undefined on every training job
+
+
+def test_baselines_regress_d_avg_on_every_job_of_the_same_folds(synth):
+    from frail.evaluation import SeedResult, _score_control_target
+
+    data, inputs, _, _ = synth
+    split = make_split(data.jobs.index, data.fingerprint, 0)
+    train_ids = [b for b in data.jobs.index if split.role_of(b) == "train"]
+    test_ids = [b for b in data.jobs.index if split.role_of(b) == "test"]
+    assert not data.jobs.loc[test_ids, "solvable"].all()  # the control's test fold holds unsolved bases too
+    result = SeedResult(seed=0)
+    names = ("complexity", "embedding_probe", "amortized_irt")
+    _score_control_target(data, result, train_ids, test_ids, names, "hashing")
+    held_out = data.jobs.loc[test_ids]
+    direct = run_baselines(data.jobs.loc[train_ids], held_out, ["d_avg"], 0, names=["complexity"])
+    assert result.spearman["complexity"]["d_avg"] == spearman(direct["complexity"]["d_avg"], held_out["d_avg"])
+    solved_only = run_baselines(data.jobs.loc[train_ids][data.jobs.loc[train_ids, "solvable"]], held_out, ["d_avg"], 0)
+    assert not np.allclose(solved_only["complexity"]["d_avg"], direct["complexity"]["d_avg"])  # unsolved jobs count
+    assert result.spearman["embedding_probe"]["d_avg"] is not None
+    assert result.spearman["amortized_irt"]["d_avg"] is None  # its p(J, m) gives π and a only
