@@ -6,8 +6,9 @@ and the cost of ``frail report --baselines all`` at 1,000 and 5,000 jobs.
 * ``--part glass``: ``glass_inspect/glassgsm`` on the built-in corpus with the scripted solver of
   ``behaviour_fingerprint.py``, ``frail pairs`` from its log, then the same report (5 seeds).
 * ``--part scale``: Synth-CD at 1,000 and 5,000 jobs (one twin per dose), ``frail report --seeds 0 --baselines
-  all`` in a fresh process each; wall seconds and peak RSS (the report's own ``ru_maxrss``), against the default
-  baselines on the same pairs in the same way (the baseline arm), and the 5,000 / 1,000 ratios.
+  all`` in a fresh process each; wall seconds, CPU seconds (the child's user + system time) and peak RSS (the
+  report's own ``ru_maxrss``), against the default baselines on the same pairs in the same way (the baseline arm),
+  and the 5,000 / 1,000 ratios.
 
 Run from the repository root: ``nice -n 10 .venv/bin/python benchmarks/frail_baselines.py --part synth``;
 ``--baselines LIST`` and ``--seeds`` narrow the measured arm (BERTPE and VAP3 fine-tune MiniLM and dominate the
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -38,6 +40,7 @@ def frail(argv: list[str]) -> int:
 def report(pairs: Path, out: Path, seeds: str, baselines: str | None = "all") -> dict[str, Any]:
     argv = ["report", "--pairs", str(pairs), "--seeds", seeds, "--out", str(out), "--quiet"]
     argv += [] if baselines is None else ["--baselines", baselines]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     code = subprocess.run(
         [sys.executable, "-c", "import sys; from frail.cli import main; sys.exit(main(sys.argv[1:]))", *argv],
         stdout=subprocess.DEVNULL,
@@ -45,7 +48,10 @@ def report(pairs: Path, out: Path, seeds: str, baselines: str | None = "all") ->
     ).returncode
     if code != 0:
         raise SystemExit(f"frail report exited {code} on {pairs}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     summary: dict[str, Any] = json.loads((out / "summary.json").read_text())
+    # CPU seconds of the report process (user + system): steadier than wall time on a loaded machine
+    summary["cpu_seconds"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return summary
 
 
@@ -100,14 +106,14 @@ def part_scale(work: Path, baselines: str, seeds: str) -> None:
         )
         for arm, spec in (("default baselines", None), (f"--baselines {baselines}", baselines)):
             summary = report(pairs, work / f"rep{n_jobs}-{arm[:3]}", seeds.split(",")[0], spec)
-            rows.append((n_jobs, arm, summary["wall_seconds"], summary["peak_rss_mb"]))
-    print("| jobs | arm | wall s | peak RSS MB |\n|---|---|---|---|")
-    for n_jobs, arm, wall, rss in rows:
-        print(f"| {n_jobs} | {arm} | {wall:.1f} | {rss:.0f} |")
-    by = {(n, a): (w, r) for n, a, w, r in rows}
+            rows.append((n_jobs, arm, summary["wall_seconds"], summary["cpu_seconds"], summary["peak_rss_mb"]))
+    print("| jobs | arm | wall s | CPU s | peak RSS MB |\n|---|---|---|---|---|")
+    for n_jobs, arm, wall, cpu, rss in rows:
+        print(f"| {n_jobs} | {arm} | {wall:.1f} | {cpu:.1f} | {rss:.0f} |")
+    by = {(n, a): (w, c, r) for n, a, w, c, r in rows}
     for arm in ("default baselines", f"--baselines {baselines}"):
-        (w1, r1), (w5, r5) = by[(1000, arm)], by[(5000, arm)]
-        print(f"{arm}: 5000/1000 wall x{w5 / w1:.2f}, peak RSS x{r5 / r1:.2f}")
+        (w1, c1, r1), (w5, c5, r5) = by[(1000, arm)], by[(5000, arm)]
+        print(f"{arm}: 5000/1000 wall x{w5 / w1:.2f}, CPU x{c5 / c1:.2f}, peak RSS x{r5 / r1:.2f}")
     print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
 
 
