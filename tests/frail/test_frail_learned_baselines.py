@@ -233,7 +233,7 @@ def test_baselines_regress_d_avg_on_every_job_of_the_same_folds(synth):
     assert not data.jobs.loc[test_ids, "solvable"].all()  # the control's test fold holds unsolved bases too
     result = SeedResult(seed=0)
     names = ("complexity", "embedding_probe", "amortized_irt")
-    _score_control_target(data, result, train_ids, test_ids, names, "hashing")
+    _score_control_target(data, result, train_ids, test_ids, names, ("hashing", None))
     held_out = data.jobs.loc[test_ids]
     direct = run_baselines(data.jobs.loc[train_ids], held_out, ["d_avg"], 0, names=["complexity"])
     assert result.spearman["complexity"]["d_avg"] == spearman(direct["complexity"]["d_avg"], held_out["d_avg"])
