@@ -5,7 +5,8 @@
 # Prints one table: each phase's wall and CPU seconds (CPU: user + system of all its processes) for both runs, the
 # total, and the load average, since a loaded machine stretches the wall time but not the CPU time.
 #
-#   sudo bash benchmarks/first_run.sh             # both runs; the full output of each goes to $LOG.1 / $LOG.2
+#   sudo bash benchmarks/first_run.sh             # both runs; the output of each goes to $LOG.1 / $LOG.2 and
+#                                                 # its demo logs to $LOG.1.logs / $LOG.2.logs
 #   RUNS=1 sudo bash benchmarks/first_run.sh      # the first run only
 #
 # Phases come from the rows scripts/setup.sh (scripts/phases.sh) and `causal-suite demo` append to
@@ -26,6 +27,7 @@ for run in $(seq 1 "$RUNS"); do
     'cd /ci/main && source scripts/phases.sh && phase "total (setup + demo)" bash scripts/demo.sh </dev/null' \
     >"$LOG.$run" 2>&1 || { tail -n 20 "$LOG.$run"; echo "[first-run] run $run failed (log: $LOG.$run)" >&2; exit 1; }
   cp "$root/ci/times.$run" "$LOG.$run.tsv"
+  rm -rf "$LOG.$run.logs" && cp -r "$root/ci/main/logs/demo" "$LOG.$run.logs"  # the demo's inspect logs
 done
 
 # one row per phase name, in first-seen order; columns: wall and CPU of each run
