@@ -40,9 +40,8 @@ from causal_suite.plan import REQUESTS_KEY, RoleCalls, declare_requests
 from causal_suite.subset import subset_dataset
 from glass_inspect.answers import SUITES
 from glass_inspect.corpus.builtin import default_corpus
-from glass_inspect.corpus.contract import TWIN_FAMILIES
 from glass_inspect.corpus.contract import DEFAULT_DOSES as DOSES
-from glass_inspect.corpus.contract import parse_doses, read_corpus_info, read_pool
+from glass_inspect.corpus.contract import TWIN_FAMILIES, parse_doses, read_corpus_info, read_pool
 from glass_inspect.dataset import GlassSelection, audit_samples, glass_dataset, parse_families
 from glass_inspect.prompts import render_prompt
 from glass_inspect.scorers import glass_match, modal_answer, noop_verdict
