@@ -222,9 +222,9 @@ def noop_audit(corpus: str = BUILTIN_CORPUS, suite: str = "gsm", retries: int = 
         retries: Extra attempts when the adjudicator's reply has no parsable verdict.
     """
     check = TaskParams("noop_audit")
-    corpus, suite = check.text("corpus", corpus), check.choice("suite", suite, SUITES)
+    folder, suite = check.text("corpus", corpus), check.choice("suite", suite, SUITES)
     retries = check.integer("retries", retries, at_least=0, at_most=MAX_RETRIES)
-    root = Path(corpus) if corpus not in (None, BUILTIN_CORPUS) else default_corpus(suite)
+    root = Path(folder) if folder and folder != BUILTIN_CORPUS else default_corpus(suite)
     info = read_corpus_info(root)
     pool = read_pool(root)
     return Task(
