@@ -43,10 +43,12 @@ if [ "$(cat "$deps_stamp" 2>/dev/null)" != "$deps_want" ]; then
   # install; the wheel is installed once both are done (pip caches it: a later setup skips the compile).
   # Portable: no -march=native, so the wheel runs on any x86-64 CPU with AVX2. Only the libraries the binding
   # loads: llama.cpp's tests, tools, examples and server are off when it is built as the binding's subproject,
-  # and LLAVA_BUILD=OFF drops the multimodal library (mtmd), which text generation never loads.
+  # LLAVA_BUILD=OFF drops the multimodal library (mtmd), which text generation never loads, and
+  # scripts/llama_binding.cmake turns off the common library the binding forces on but never loads.
   wheels="$VENV/.causal-suite-wheels" build_log="$VENV/.causal-suite-llama-build.log"
   mkdir -p "$wheels"
-  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF}" phase "llama.cpp build (beside the pip phases)" \
+  only_loaded="-DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=$PWD/scripts/llama_binding.cmake"
+  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF $only_loaded}" phase "llama.cpp build (beside the pip phases)" \
     "${PIP[@]}" wheel --no-deps -c constraints.txt llama-cpp-python -w "$wheels" >"$build_log" 2>&1 &
   binding=$!
   # torch first, pinned: the CPU build (a plain 'torch' pulls a multi-GB CUDA build).
