@@ -24,6 +24,7 @@ from causal_suite.demo_view import (
     metrics_of,
     next_block,
     progress_shown,
+    record_phase,
     shown_path,
     totals_line,
     undefined_note,
@@ -100,6 +101,7 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
             rows.append((run.task, "error", "-", f"{type(exc).__name__}: {exc}"[:80], "-"))
             continue
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+        record_phase(f"demo: {run.task}", wall, cpu)
         n = len({s.id for s in log.samples or []})
         if log.status != "success":
             failed += 1

@@ -90,6 +90,15 @@ def totals_line(wall: float, cpu: float) -> str:
     return f"demo: {wall:.0f} s wall, {cpu:.0f} s CPU on {os.cpu_count()} cores (load average {load:.1f})"
 
 
+def record_phase(name: str, wall: float, cpu: float) -> None:
+    """Append ``name<TAB>wall<TAB>CPU`` to the file ``$CAUSAL_SUITE_TIMES`` names, when it is set: the demo's rows
+    of ``benchmarks/first_run.sh``'s table, beside the setup phases ``scripts/phases.sh`` writes there."""
+    times = os.environ.get("CAUSAL_SUITE_TIMES")
+    if times:
+        with open(times, "a", encoding="utf-8") as out:
+            out.write(f"{name}\t{wall:.1f}\t{cpu:.1f}\n")
+
+
 def next_block(log_dir: str) -> str:
     """The closing lines: what to run next on the demo's logs."""
     return "\n".join(["next:", *(f"  {line.format(log_dir=log_dir)}" for line in NEXT_STEPS)])

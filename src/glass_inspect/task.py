@@ -41,13 +41,16 @@ from causal_suite.subset import subset_dataset
 from glass_inspect.answers import SUITES
 from glass_inspect.corpus.builtin import default_corpus
 from glass_inspect.corpus.contract import DEFAULT_DOSES as DOSES
-from glass_inspect.corpus.contract import parse_doses, read_corpus_info, read_pool
+from glass_inspect.corpus.contract import TWIN_FAMILIES, parse_doses, read_corpus_info, read_pool
 from glass_inspect.dataset import GlassSelection, audit_samples, glass_dataset, parse_families
 from glass_inspect.prompts import render_prompt
 from glass_inspect.scorers import glass_match, modal_answer, noop_verdict
 from glass_inspect.solvers import adjudicate, glass_solve, parse_choices, parse_layout
 
 DEFAULT_DOSES = ",".join(map(str, DOSES))
+# Defaults written out as the values they resolve to, so the log's task_args (the viewer's header) show them
+BUILTIN_CORPUS = "builtin"  # the built-in corpus of the task's suite
+DEFAULT_FAMILIES = ",".join(TWIN_FAMILIES)
 NUM_EPOCHS = 5  # draws per prompt (§3.1): the task's epochs, or the in-sample draws of layout=sample
 TEMPERATURE = 0.2
 MAX_TEMPERATURE = 2.0  # the highest sampling temperature providers accept
@@ -106,7 +109,7 @@ def glass_task(
     layout, choices = parse_layout(layout), parse_choices(choices)
     n_draws = _draws(draws, layout, check)
     subset, subset_seed = check.subset(subset, subset_seed)
-    if corpus is None:
+    if corpus in (None, BUILTIN_CORPUS):
         root = Path(default_corpus(suite))
     else:
         root = require_file(corpus, "glass corpus directory").resolve()
@@ -133,9 +136,9 @@ def glass_task(
 @task
 @strict_params(hints=EPOCHS_MOVED)
 def glassgsm(
-    corpus: str | None = None,
+    corpus: str = BUILTIN_CORPUS,
     doses: str | int | list[int] = DEFAULT_DOSES,
-    families: str | list[str] | None = None,
+    families: str | list[str] = DEFAULT_FAMILIES,
     temperature: float = TEMPERATURE,
     identity: bool = True,
     layout: str = "epochs",
@@ -147,11 +150,10 @@ def glassgsm(
     """GlassGSM: GSM8K-style word problems and their meaning-preserving twins.
 
     Args:
-        corpus: A ``glass-build`` output directory of suite ``gsm``; default: the built-in corpus (built on
-            first use from problems shipped with the package).
+        corpus: A ``glass-build`` output directory of suite ``gsm``, or ``builtin`` (default): the built-in
+            corpus (built on first use from problems shipped with the package).
         doses: Dose manifests to cover, comma-separated or a list (default ``1,3,5,7,9``).
-        families: Twin families to include, comma-separated (default: entity_rename, sentence_reorder,
-            irrelevant_context).
+        families: Twin families to include, comma-separated (default: all three).
         temperature: Sampling temperature of every draw (default 0.2).
         identity: Include identity twins (the re-sampling floor); default true.
         layout: ``epochs`` (one draw per inspect epoch, default) or ``sample`` (all draws of a prompt inside one
@@ -173,9 +175,9 @@ def glassgsm(
 @task
 @strict_params(hints=EPOCHS_MOVED)
 def glassmath(
-    corpus: str | None = None,
+    corpus: str = BUILTIN_CORPUS,
     doses: str | int | list[int] = DEFAULT_DOSES,
-    families: str | list[str] | None = None,
+    families: str | list[str] = DEFAULT_FAMILIES,
     temperature: float = TEMPERATURE,
     identity: bool = True,
     layout: str = "epochs",
@@ -187,11 +189,10 @@ def glassmath(
     """GlassMATH: competition mathematics problems (Hendrycks MATH style) and their twins.
 
     Args:
-        corpus: A ``glass-build`` output directory of suite ``math``; default: the built-in corpus (built on
-            first use from problems shipped with the package).
+        corpus: A ``glass-build`` output directory of suite ``math``, or ``builtin`` (default): the built-in
+            corpus (built on first use from problems shipped with the package).
         doses: Dose manifests to cover, comma-separated or a list (default ``1,3,5,7,9``).
-        families: Twin families to include, comma-separated (default: entity_rename, sentence_reorder,
-            irrelevant_context).
+        families: Twin families to include, comma-separated (default: all three).
         temperature: Sampling temperature of every draw (default 0.2).
         identity: Include identity twins (the re-sampling floor); default true.
         layout: ``epochs`` (one draw per inspect epoch, default) or ``sample`` (all draws of a prompt inside one
@@ -212,18 +213,18 @@ def glassmath(
 
 @task
 @strict_params
-def noop_audit(corpus: str | None = None, suite: str = "gsm", retries: int = 2) -> Task:
+def noop_audit(corpus: str = BUILTIN_CORPUS, suite: str = "gsm", retries: int = 2) -> Task:
     """§3.3 LLM No-Op adjudication of every twin of a glass corpus (identity twins excepted).
 
     Args:
-        corpus: A ``glass-build`` output directory; default: the built-in corpus of ``suite``.
-        suite: ``gsm`` or ``math``, used when ``corpus`` is not given.
+        corpus: A ``glass-build`` output directory, or ``builtin`` (default): the built-in corpus of ``suite``.
+        suite: ``gsm`` or ``math``, used when ``corpus`` is ``builtin``.
         retries: Extra attempts when the adjudicator's reply has no parsable verdict.
     """
     check = TaskParams("noop_audit")
-    corpus, suite = check.text("corpus", corpus), check.choice("suite", suite, SUITES)
+    folder, suite = check.text("corpus", corpus), check.choice("suite", suite, SUITES)
     retries = check.integer("retries", retries, at_least=0, at_most=MAX_RETRIES)
-    root = Path(corpus) if corpus else default_corpus(suite)
+    root = Path(folder) if folder and folder != BUILTIN_CORPUS else default_corpus(suite)
     info = read_corpus_info(root)
     pool = read_pool(root)
     return Task(

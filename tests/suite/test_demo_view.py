@@ -12,6 +12,7 @@ def test_the_demo_shows_progress_footnotes_relative_paths_and_next_steps(tmp_pat
     from causal_suite.cli import run_demo
 
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CAUSAL_SUITE_TIMES", str(tmp_path / "times.tsv"))  # benchmarks/first_run.sh's phase rows
     assert run_demo("scripted/demo", "logs/demo", full=False, only=["cobe"]) == 0
     captured = capsys.readouterr()
     assert "[demo] task 1/1: cobe_inspect/cobe" in captured.err
@@ -23,6 +24,9 @@ def test_the_demo_shows_progress_footnotes_relative_paths_and_next_steps(tmp_pat
     assert "[1] accuracy is nan: 3 of 3 samples unscored (grader_failed: 3), so no sample is left to score" in out
     assert out.rstrip().endswith(next_block("logs/demo"))
     assert "samples (3 unscored) / " in row and " s CPU" in row and "\ndemo: " in out and "(load average " in out
+    [phase] = (tmp_path / "times.tsv").read_text().splitlines()
+    name, wall, cpu = phase.split("\t")
+    assert name == "demo: cobe_inspect/cobe" and float(wall) > 0 and float(cpu) >= 0
 
 
 def test_a_conditional_rate_with_no_qualifying_sample_is_explained():
