@@ -4,7 +4,8 @@
 
 Run it before and after a change (after ``bash scripts/setup.sh`` each time) and compare the two JSON files:
 every value must be equal. It uses only the public entry points, which a restructure keeps: the ``glass-build``
-console script, the registered inspect task names, ``frail.cli.main`` and ``frail.estimands``.
+console script, the registered inspect task names, ``frail.cli.main``, ``frail.estimands`` and
+``glass_inspect.corpus.builtin.default_corpus`` (whose pool gives the scripted solver its gold answers).
 
 What is fingerprinted (offline, deterministic, fixed seeds):
 
@@ -19,12 +20,15 @@ What is fingerprinted (offline, deterministic, fixed seeds):
 * **Frail**: ``frail pairs`` from the glassgsm log (sha256 of the pairs file), the job targets of
   ``frail.estimands`` over it (mean π, fragile count, mean a and b), and ``frail synth`` (sha256).
 
-The log files themselves carry run ids and times, so they are not hashed whole.
+The log files themselves carry run ids and times, so they are not hashed whole. The work folder is one fixed
+temporary path (the corpora record their source path); runs from several checkouts wait for each other on a lock
+beside it.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import importlib.metadata
 import json
@@ -40,6 +44,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage, get_model
 
 import glass_inspect
+from glass_inspect.corpus.builtin import default_corpus
 
 
 def _sha(data: bytes | str) -> str:
@@ -184,13 +189,15 @@ def run_glass(work: Path, logs: Path, result: dict[str, Any]) -> None:
         pairs = work / f"{suite}-m5.jsonl"
         assert glass_build(["export-pairs", str(work / f"corpus-{suite}-0"), "--out", str(pairs), "--dose", "5"]) == 0
         result["corpus"][f"{suite}-seed0-export-m5"] = _sha(pairs.read_bytes())
-        pool = [json.loads(line) for line in (work / f"corpus-{suite}-0" / "pool.jsonl").read_text().splitlines()]
-        gold[suite] = {r["text"]: r["answer"] for r in pool}
+        # the gold of every text the task will show: its built-in corpus (the MATH one takes GSM distractors,
+        # so a plain ``glass-build`` of the MATH source lacks its irrelevant-context twins)
+        gold[suite] = {r["text"]: r["answer"] for r in pool_records(default_corpus(suite))}
 
     for suite in ("gsm", "math"):
         model = scripted(f"glass-{suite}", glass_solver_reply(gold[suite], suite))
         [log] = inspect_eval(f"glass_inspect/glass{suite}", model=model, log_dir=str(logs), display="none")
         corpus = Path(log.eval.metadata["glass"]["corpus"])
+        assert corpus == default_corpus(suite), (corpus, default_corpus(suite))
         result["corpus"][f"{suite}-builtin-cache"] = tree_digest(corpus, skip=("corpus.json",))
         result["eval"][f"glass{suite}"] = log_fingerprint(log)
         if suite == "gsm":
@@ -235,6 +242,10 @@ def run_glass(work: Path, logs: Path, result: dict[str, Any]) -> None:
     result["frail"]["synth"] = tree_digest(synth)
 
 
+def pool_records(corpus: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (corpus / "pool.jsonl").read_text().splitlines()]
+
+
 def corpus_of(log: Any) -> Path:
     return Path(log.eval.metadata["corpus"])
 
@@ -249,12 +260,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     work = Path(tempfile.gettempdir()) / "causal-suite-fingerprint"  # one fixed path: corpus.json records it
-    shutil.rmtree(work, ignore_errors=True)
     os.environ["CAUSAL_SUITE_CACHE"] = str(work / "cache")  # the built-in corpus is built afresh by this code
-    try:
-        result = run(work, (args.only,) if args.only else ("glass", "cobe"))
-    finally:
+    with open(f"{work}.lock", "w") as lock:  # runs of several checkouts share the path: one at a time
+        fcntl.flock(lock, fcntl.LOCK_EX)
         shutil.rmtree(work, ignore_errors=True)
+        try:
+            result = run(work, (args.only,) if args.only else ("glass", "cobe"))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
     text = json.dumps(result, indent=1, sort_keys=True)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")
