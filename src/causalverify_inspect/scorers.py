@@ -42,6 +42,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig,
 from inspect_ai.scorer import SampleScore, Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+from causal_suite.inspect_compat import PrerequisiteError
 from causalverify_inspect.extraction import (
     Extracted,
     Extraction,
@@ -155,7 +156,7 @@ async def _ask_extractor(
     """Ask the ``extractor`` role for the effect; ``meta`` (the score's metadata) gets the model that answered."""
     try:
         extractor = get_model(role="extractor", required=True)
-    except Exception as exc:  # inspect raises its own PrerequisiteError when the role is not bound
+    except PrerequisiteError as exc:  # what inspect raises when the role is not bound; anything else propagates
         raise NoExtractorError(str(exc)) from None
     if meta is not None:
         meta["extractor_model"] = str(extractor)
