@@ -19,8 +19,10 @@ def write_atomic(path: str | Path, write: Callable[[Path], object]) -> Path:
     with the target's suffix (the writer may infer the format from it), and the parent folders are created.
 
     Raises:
-        SuiteInputError: ``path`` is a directory or cannot be written (permissions, a full disk); the target is
-            then unchanged and no temp file is left. Any error ``write`` raises leaves the same and propagates.
+        SuiteInputError: ``path`` is a directory or cannot be written (an operating-system error with an errno:
+            permissions, a full disk); the target is then unchanged and no temp file is left. Any other error
+            ``write`` raises (a network error of a scorer ``write`` runs, say, which is an ``OSError`` without an
+            errno) leaves the same and propagates as it is.
     """
     out = Path(path)
     tmp = out.with_name(f".{out.stem}.tmp-{os.getpid()}{out.suffix}")
@@ -36,6 +38,8 @@ def write_atomic(path: str | Path, write: Callable[[Path], object]) -> Path:
         write(tmp)
         tmp.replace(out)
     except OSError as exc:
+        if exc.errno is None:  # not the file system's: no reason to blame the output path
+            raise
         raise SuiteInputError(f"Output '{out}' cannot be written ({exc.strerror or exc}).") from None
     finally:
         with contextlib.suppress(OSError):  # gone after the rename; never made when its folder cannot be

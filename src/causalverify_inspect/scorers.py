@@ -42,6 +42,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig,
 from inspect_ai.scorer import SampleScore, Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+from causal_suite.inspect_compat import PrerequisiteError
 from causalverify_inspect.extraction import (
     Extracted,
     Extraction,
@@ -155,7 +156,7 @@ async def _ask_extractor(
     """Ask the ``extractor`` role for the effect; ``meta`` (the score's metadata) gets the model that answered."""
     try:
         extractor = get_model(role="extractor", required=True)
-    except Exception as exc:  # inspect raises its own PrerequisiteError when the role is not bound
+    except PrerequisiteError as exc:  # what inspect raises when the role is not bound; anything else propagates
         raise NoExtractorError(str(exc)) from None
     if meta is not None:
         meta["extractor_model"] = str(extractor)
@@ -212,6 +213,92 @@ def _confidence_values(state: TaskState) -> tuple[dict[str, float], str | None]:
     return {f"conf_{k}": float(values[k]) for k in CONFIDENCE_FIELDS}, None
 
 
+class _Unresolved(Exception):
+    """The estimate of a run that exited 0 stays unknown: ``reason`` is the unscored reason, the message says why."""
+
+    def __init__(self, reason: str, explanation: str) -> None:
+        super().__init__(explanation)
+        self.reason = reason
+
+
+def _run_metadata(run: dict[str, Any], family: str, canonical: float | None, image_missing: list[str]) -> dict:
+    return {
+        "canonical": canonical,
+        "family": family,
+        "exit_code": run.get("exit_code"),
+        "timed_out": run.get("timed_out"),
+        "stderr_tail": (run.get("stderr") or "")[-500:],
+        "missing_image_packages": image_missing,
+    }
+
+
+def _run_levels(completion: str | None, run: dict[str, Any]) -> dict[str, int]:
+    """L1 (a non-empty response), L2a (an R block) and L2b (it exited 0 in time) of one run."""
+    levels = {"L1": int(bool((completion or "").strip())), "L2a": int(run.get("code") is not None)}
+    levels["L2b"] = int(levels["L2a"] == 1 and run.get("exit_code") == 0 and not run.get("timed_out"))
+    return levels
+
+
+def _execution_failure(run: dict[str, Any], reference: str) -> tuple[str, int, str]:
+    """(failure, environment, explanation) of a run that did not exit 0 in time: an environment failure when it
+    failed on a package of the ``reference`` set that this sandbox lacks, else an execution failure."""
+    missing = run.get("missing_packages") or []
+    package = environment_package(run.get("stderr", ""), missing, run.get("code") or "", reference)
+    environment = int(package is not None and not run.get("timed_out"))
+    explanation = (
+        f"R package '{package}' (in the {reference} reference set) is missing from this sandbox"
+        if environment
+        else "timed out"
+        if run.get("timed_out")
+        else f"exit code {run.get('exit_code')}"
+    )
+    return ("environment" if environment else "execution_failure"), environment, explanation
+
+
+async def _read_estimate(
+    run: dict[str, Any], family: str, canonical: float, es_windows: str, tolerance: float, base_meta: dict
+) -> tuple[Extracted | None, str]:
+    """The estimate a run that exited 0 printed (None: none) and, when it was decided without an extractor, the
+    note the explanation ends with; the reader's provenance (and any abstention) goes into ``base_meta``.
+
+    Raises:
+        _Unresolved: the extractor's reply is not a number, or no extractor is bound and the rule is unclear.
+    """
+    stdout = without_sandbox_notes(run.get("stdout", ""))
+    extraction = extract(stdout, family)
+    base_meta["extraction"] = extraction.provenance()
+    if extraction.estimate is not None or not extraction.numbers:
+        return extraction.estimate, ""
+    try:
+        effect, rationale = await _ask_extractor(family, run["code"], stdout, extraction, base_meta)
+    except ExtractorReplyError as exc:
+        raise _Unresolved("grader_failed", str(exc)) from None
+    except NoExtractorError as exc:
+        decided = decide_without_extractor(extraction, canonical, family, es_windows, tolerance)
+        base_meta["abstention"] = {
+            "reason": extraction.reason,
+            "n_candidates": len(extraction.candidates),
+            "decided_by": None if decided is None else decided[1],
+        }
+        if decided is None:
+            why = f"the deterministic reader abstained ({extraction.reason}) and no extractor role is bound"
+            raise _Unresolved("extraction_unresolved", why + f" ({exc})") from None
+        estimate, decided_why = decided
+        return estimate, f" (no extractor bound; the reader abstained: {extraction.reason}; {decided_why})"
+    return (None if effect is None else Extracted(effect, "extractor", rationale)), ""
+
+
+def _judge_estimate(
+    estimate: Extracted, canonical: float, family: str, tolerance: float, es_windows: str, data_path: str | None
+) -> tuple[float, int, int, str | None, str]:
+    """(relative error, window k, L2b+, failure category of a miss or None, explanation) of an estimate."""
+    rel_error, k = relative_error(estimate.value, canonical, family, estimate.window, es_windows)
+    passed = int(rel_error <= tolerance)
+    failure = None if passed else classify_miss(family, estimate.value, canonical, rel_error, tolerance, data_path)
+    explanation = f"estimate {estimate.value:g} ({estimate.source}: {estimate.line[:200]}) vs canonical {canonical:g}"
+    return rel_error, k, passed, failure, explanation
+
+
 @scorer(metrics=EXP_B_METRICS)
 def exp_b_scorer(
     tolerance: float = 0.5, es_windows: str = "strict", calibration: bool = False, reference: str = "full"
@@ -224,74 +311,33 @@ def exp_b_scorer(
         run: dict[str, Any] = state.store.get(RUN_KEY, {}) or {}
         family, canonical = meta["family"], meta.get("canonical")
         image_missing = image_packages(run.get("missing_packages") or [], reference)
-        base_meta = {
-            "canonical": canonical,
-            "family": family,
-            "exit_code": run.get("exit_code"),
-            "timed_out": run.get("timed_out"),
-            "stderr_tail": (run.get("stderr") or "")[-500:],
-            "missing_image_packages": image_missing,
-        }
+        base_meta = _run_metadata(run, family, canonical, image_missing)
         if canonical is None or abs(canonical) < MIN_CANONICAL:
             return Score.unscored(
                 reason="unscoreable_canonical",
                 explanation=f"|canonical| = {canonical!r} is below {MIN_CANONICAL}",
                 metadata=base_meta,
             )
-        levels = {"L1": int(bool((state.output.completion or "").strip())), "L2a": int(run.get("code") is not None)}
-        levels["L2b"] = int(levels["L2a"] == 1 and run.get("exit_code") == 0 and not run.get("timed_out"))
+        levels = _run_levels(state.output.completion, run)
         estimate: Extracted | None = None
-        failure, environment, explanation, decided_why = None, 0, "", None
+        failure, environment, explanation, decided_note = None, 0, "", ""
         if not levels["L2a"]:
             failure, explanation = "no_code", "no R code block in the response"
         elif not levels["L2b"]:
-            missing = run.get("missing_packages") or []
-            package = environment_package(run.get("stderr", ""), missing, run.get("code") or "", reference)
-            environment = int(package is not None and not run.get("timed_out"))
-            failure = "environment" if environment else "execution_failure"
-            explanation = (
-                f"R package '{package}' (in the {reference} reference set) is missing from this sandbox"
-                if environment
-                else "timed out"
-                if run.get("timed_out")
-                else f"exit code {run.get('exit_code')}"
-            )
+            failure, environment, explanation = _execution_failure(run, reference)
         else:
-            stdout = without_sandbox_notes(run.get("stdout", ""))
-            extraction = extract(stdout, family)
-            base_meta["extraction"] = extraction.provenance()
-            estimate = extraction.estimate
-            if estimate is None and extraction.numbers:
-                try:
-                    effect, rationale = await _ask_extractor(family, run["code"], stdout, extraction, base_meta)
-                    estimate = None if effect is None else Extracted(effect, "extractor", rationale)
-                except ExtractorReplyError as exc:
-                    return _unresolved(levels, 0, int(bool(image_missing)), "grader_failed", str(exc), base_meta)
-                except NoExtractorError as exc:
-                    decided = decide_without_extractor(extraction, canonical, family, es_windows, tolerance)
-                    base_meta["abstention"] = {
-                        "reason": extraction.reason,
-                        "n_candidates": len(extraction.candidates),
-                        "decided_by": None if decided is None else decided[1],
-                    }
-                    if decided is None:
-                        why = f"the deterministic reader abstained ({extraction.reason}) and no extractor role is bound"
-                        why += f" ({exc})"
-                        return _unresolved(levels, 0, int(bool(image_missing)), "extraction_unresolved", why, base_meta)
-                    estimate, decided_why = decided
+            try:
+                estimate, decided_note = await _read_estimate(run, family, canonical, es_windows, tolerance, base_meta)
+            except _Unresolved as exc:
+                return _unresolved(levels, 0, int(bool(image_missing)), exc.reason, str(exc), base_meta)
             if estimate is None:
                 failure, explanation = "no_estimate", "the run printed no treatment-effect estimate"
         rel_error, k = (None, None)
         if estimate is not None:
-            rel_error, k = relative_error(estimate.value, canonical, family, estimate.window, es_windows)
-            levels["L2b_plus"] = int(rel_error <= tolerance)
-            if not levels["L2b_plus"]:
-                failure = classify_miss(family, estimate.value, canonical, rel_error, tolerance, meta.get("data_path"))
-            explanation = (
-                f"estimate {estimate.value:g} ({estimate.source}: {estimate.line[:200]}) vs canonical {canonical:g}"
+            rel_error, k, levels["L2b_plus"], failure, explanation = _judge_estimate(
+                estimate, canonical, family, tolerance, es_windows, meta.get("data_path")
             )
-        if decided_why:
-            explanation += f" (no extractor bound; the reader abstained: {extraction.reason}; {decided_why})"
+        explanation += decided_note
         degraded = int(levels["L2b"] == 1 and bool(image_missing))
         value = _value(levels, rel_error, failure, environment, degraded)
         if calibration:

@@ -100,6 +100,42 @@ def check_sandbox(expected: str | None) -> None:
         )
 
 
+async def run_script(script: str, timeout: int) -> dict[str, Any]:
+    """Write ``script`` into the sample's sandbox and run it under the time limit: the run record's ``sandbox``,
+    ``ran``, ``exit_code`` (None at the limit), captured ``stdout`` / ``stderr`` (with the sandbox's note on a
+    timeout or an output limit), ``seconds`` and ``timed_out``."""
+    sb = sandbox()
+    running = type(sb.as_type(SandboxEnvironment)).__name__  # what ran (--sandbox overrides the task)
+    # confined keeps the limit on the host side, out of the program's reach (it cannot stop that timer)
+    host_timed = isinstance(sb.as_type(SandboxEnvironment), ConfinedSandboxEnvironment)
+    await sb.write_file(SCRIPT_NAME, script)
+    started = time.monotonic()
+    try:
+        result = await sb.exec(
+            run_argv(timeout, host_timed),
+            timeout=timeout if host_timed else timeout + BACKSTOP_SECONDS,
+            timeout_retry=False,
+        )
+        code, stdout, stderr = result.returncode, result.stdout, result.stderr
+    except TimeoutError as exc:  # both sandboxes raise at the limit, keeping what was printed
+        code, stdout = None, getattr(exc, "truncated_output", None) or ""
+        note = f"{NOTE_PREFIX} timed out after {timeout} s; stdout holds everything printed before]"
+        raised = exc.__cause__ if isinstance(exc.__cause__, TimeoutError) else exc  # inspect wraps it
+        stderr = "\n".join(filter(None, [(getattr(raised, "stderr", None) or "").rstrip("\n"), note]))
+    except OutputLimitExceededError as exc:
+        code, stdout, stderr = -1, exc.truncated_output or "", f"{NOTE_PREFIX} {exc}]"
+    seconds = time.monotonic() - started
+    return {
+        "sandbox": running,
+        "ran": True,
+        "exit_code": code,
+        "stdout": stdout,
+        "stderr": stderr,
+        "seconds": round(seconds, 3),
+        "timed_out": code is None or timed_out(code, seconds, timeout),
+    }
+
+
 @solver
 def run_r_block(timeout: int = 60, upstream_wrapper: bool = False, sandbox_type: str | None = None) -> Solver:
     """Extract the response's R block (L2a) and run it with ``Rscript --vanilla`` in the sandbox (L2b = exit 0).
@@ -135,35 +171,7 @@ def run_r_block(timeout: int = 60, upstream_wrapper: bool = False, sandbox_type:
             script = wrap_like_upstream(blocks.code) if upstream_wrapper else blocks.code + "\n"
             record["packages"] = loaded_packages(blocks.code)
             record["missing_packages"] = await missing_packages(record["packages"])
-            sb = sandbox()
-            record["sandbox"] = type(sb.as_type(SandboxEnvironment)).__name__  # what ran (--sandbox overrides the task)
-            # confined keeps the limit on the host side, out of the program's reach (it cannot stop that timer)
-            host_timed = isinstance(sb.as_type(SandboxEnvironment), ConfinedSandboxEnvironment)
-            await sb.write_file(SCRIPT_NAME, script)
-            started = time.monotonic()
-            try:
-                result = await sb.exec(
-                    run_argv(timeout, host_timed),
-                    timeout=timeout if host_timed else timeout + BACKSTOP_SECONDS,
-                    timeout_retry=False,
-                )
-                code, stdout, stderr = result.returncode, result.stdout, result.stderr
-            except TimeoutError as exc:  # both sandboxes raise at the limit, keeping what was printed
-                code, stdout = None, getattr(exc, "truncated_output", None) or ""
-                note = f"{NOTE_PREFIX} timed out after {timeout} s; stdout holds everything printed before]"
-                raised = exc.__cause__ if isinstance(exc.__cause__, TimeoutError) else exc  # inspect wraps it
-                stderr = "\n".join(filter(None, [(getattr(raised, "stderr", None) or "").rstrip("\n"), note]))
-            except OutputLimitExceededError as exc:
-                code, stdout, stderr = -1, exc.truncated_output or "", f"{NOTE_PREFIX} {exc}]"
-            seconds = time.monotonic() - started
-            record.update(
-                ran=True,
-                exit_code=code,
-                stdout=stdout,
-                stderr=stderr,
-                seconds=round(seconds, 3),
-                timed_out=code is None or timed_out(code, seconds, timeout),
-            )
+            record.update(await run_script(script, timeout))
         state.store.set(RUN_KEY, record)
         return state
 

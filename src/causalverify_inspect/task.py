@@ -13,9 +13,10 @@ scored for method family (L3) and direction (L4) against consensus labels (see :
 from __future__ import annotations
 
 from inspect_ai import Task, task
+from inspect_ai.dataset import Dataset
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import GenerateConfig
-from inspect_ai.solver import generate, system_message
+from inspect_ai.solver import Solver, generate, system_message
 from inspect_ai.util import SandboxEnvironmentSpec
 
 from causal_suite.errors import SuiteInputError, strict_params
@@ -65,6 +66,17 @@ def exp_b_requests(replayed: bool, calibration: bool) -> list[dict]:
         RoleCalls(calls=int(calibration), prompt_chars=calibrate, with_input=False),
         RoleCalls("extractor", 0, 1, len(EXTRACTOR_SYSTEM) + len(EXTRACTOR_USER) + EXTRACTOR_STDOUT_CHARS, False),
     )
+
+
+def exp_b_responder(responses: str | None, responses_model: str | None, dataset: Dataset) -> list[Solver]:
+    """The solvers that answer each scenario: the cached responses of ``responses_model`` in ``responses`` (each
+    scenario's file checked before the run), else the system prompt and a model call."""
+    if responses is None:
+        return [system_message(EXP_B_SYSTEM), generate()]
+    if not responses_model:
+        raise SuiteInputError("exp_b: parameter 'responses_model' (the cached responses' model slug) is missing.")
+    check_cached_responses(responses, responses_model, [str(s.id) for s in dataset])
+    return [replay_response(responses, responses_model)]
 
 
 @task(name="exp_b")
@@ -125,13 +137,7 @@ def exp_b(
     calibration = check.boolean("calibration", calibration)
     subset, subset_seed = check.subset(subset, subset_seed)
     dataset = subset_dataset(exp_b_dataset(scenarios, ids), subset, None, "family", subset_seed, what="scenarios")
-    if responses is not None:
-        if not responses_model:
-            raise SuiteInputError("exp_b: parameter 'responses_model' (the cached responses' model slug) is missing.")
-        check_cached_responses(responses, responses_model, [str(s.id) for s in dataset])
-        respond = [replay_response(responses, responses_model)]
-    else:
-        respond = [system_message(EXP_B_SYSTEM), generate()]
+    respond = exp_b_responder(responses, responses_model, dataset)
     wrapper = responses is not None if upstream_wrapper is None else upstream_wrapper
     choice = resolve_sandbox(sandbox, profile)
     announce(choice)

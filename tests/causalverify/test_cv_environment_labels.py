@@ -102,12 +102,11 @@ INSTALL_FAILED = (
 FALLBACK_FAILED = 'Error in coef(summary(m))["treat_x_post", 1] : subscript out of bounds\n'
 
 
+@pytest.mark.needs_r
 @pytest.mark.parametrize(
     ("program", "stderr"), [("install_loop", INSTALL_FAILED), ("fallback_branch", FALLBACK_FAILED)]
 )
 def test_the_stderr_is_what_r_prints(program, stderr):
-    if shutil.which("Rscript") is None:
-        pytest.skip("R is not installed")
     run = subprocess.run(
         ["Rscript", "--vanilla", str(R_PROGRAMS / f"{program}.R")], capture_output=True, text=True, timeout=120
     )

@@ -151,6 +151,15 @@ async def test_unresolved_without_extractor_role_is_unscored():
     assert result.value["L2b"] == 1  # it ran: only its estimate is unknown
 
 
+async def test_an_extractor_failure_other_than_an_unbound_role_is_not_taken_for_one(monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("the extractor's provider failed")
+
+    monkeypatch.setattr(scorers, "get_model", broken)
+    with pytest.raises(RuntimeError, match="provider failed"):  # the sample errors; it is not decided by rule
+        await score(make_state({"stdout": "BP\n0.80\n"}))
+
+
 async def test_extractor_number_is_used(monkeypatch, scripted):
     extractor = scripted('{"effect": -0.19, "rationale": "coefficient on D"}')
     monkeypatch.setattr(scorers, "get_model", lambda *a, **k: extractor)

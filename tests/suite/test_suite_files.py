@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from causal_suite.errors import SuiteInputError
-from causal_suite.files import output_folder, write_figure_atomic, write_text_atomic
+from causal_suite.files import output_folder, write_atomic, write_figure_atomic, write_text_atomic
 
 
 def test_a_failure_while_the_text_is_produced_leaves_the_old_file_and_no_temp(tmp_path):
@@ -22,6 +22,19 @@ def test_a_failure_while_the_text_is_produced_leaves_the_old_file_and_no_temp(tm
     with pytest.raises(RuntimeError, match="half-way"):
         write_text_atomic(out, chunks())
     assert out.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
+
+
+def test_an_error_not_of_the_file_system_propagates_as_it_is(tmp_path):
+    """An ``OSError`` without an errno raised while the file is produced (a network error of a scorer, as
+    requests' ``ConnectionError``) is no "cannot be written": it propagates, and nothing is left behind."""
+
+    def produce(tmp: Path) -> None:
+        tmp.write_text("half")
+        raise ConnectionError("Max retries exceeded while downloading a tokenizer")
+
+    with pytest.raises(ConnectionError, match="downloading a tokenizer"):
+        write_atomic(tmp_path / "out.eval", produce)
+    assert not list(tmp_path.iterdir())
 
 
 def test_unwritable_outputs_are_one_sentence_and_leave_nothing(tmp_path):

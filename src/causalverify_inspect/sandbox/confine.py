@@ -85,16 +85,10 @@ def userns_can_be_disabled() -> bool:
     return False
 
 
-def bwrap_argv(
-    workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: dict[str, str], seccomp_fd: int | None = None
-) -> list[str]:
-    """The bubblewrap + prlimit prefix that confines one command (the command's argv follows it); ``seccomp_fd``:
-    a descriptor holding the seccomp filter, inherited by bubblewrap."""
-    argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"]
-    if userns_can_be_disabled():
-        argv += ["--unshare-user", "--disable-userns"]
-    if seccomp_fd is not None:
-        argv += ["--seccomp", str(seccomp_fd)]
+def _system_binds() -> list[str]:
+    """The host's system tree, read-only: ``/usr``, the top-level links into it, R's files under ``/etc``, and the
+    empty tmpfs over each of :func:`masked_dirs`."""
+    argv: list[str] = []
     for path in _RO_SYSTEM:
         argv += ["--ro-bind", path, path]
     for name in _USR_LINKS:
@@ -107,7 +101,13 @@ def bwrap_argv(
             argv += ["--ro-bind", path, path]
     for path in masked_dirs():
         argv += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
-    argv += [
+    return argv
+
+
+def _private_mounts(workdir: Path, limits: ConfinedLimits) -> list[str]:
+    """A fresh ``/proc`` and ``/dev``, size-capped tmpfs ``/dev/shm`` and ``/tmp``, ``workdir`` as the only
+    writable bind; the root and ``/dev`` read-only once set up."""
+    return [
         "--proc",
         "/proc",
         "--dev",
@@ -129,7 +129,10 @@ def bwrap_argv(
         "--remount-ro",
         "/dev",
     ]
-    argv += ["--chdir", str(cwd), "--clearenv"]
+
+
+def _environment(env: dict[str, str]) -> list[str]:
+    """``--setenv`` of the command's whole environment: a fixed base, ``env`` on top."""
     base_env = {
         "PATH": LAUNCH_ENV["PATH"],
         "HOME": str(WORKDIR),
@@ -138,10 +141,15 @@ def bwrap_argv(
         "OMP_NUM_THREADS": "1",
         "R_LIBS_USER": "/nonexistent",
     }
+    argv: list[str] = []
     for key, value in {**base_env, **env}.items():
         argv += ["--setenv", key, value]
-    argv += [
-        "--",
+    return argv
+
+
+def _prlimit(limits: ConfinedLimits) -> list[str]:
+    """The ``prlimit`` prefix of the per-process limits (CPU, address space, processes, file size, open files)."""
+    return [
         "prlimit",
         f"--cpu={limits.cpu_seconds}",
         f"--as={limits.memory_bytes}",
@@ -151,7 +159,21 @@ def bwrap_argv(
         "--core=0",
         "--",
     ]
-    return argv
+
+
+def bwrap_argv(
+    workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: dict[str, str], seccomp_fd: int | None = None
+) -> list[str]:
+    """The bubblewrap + prlimit prefix that confines one command (the command's argv follows it); ``seccomp_fd``:
+    a descriptor holding the seccomp filter, inherited by bubblewrap."""
+    argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"]
+    if userns_can_be_disabled():
+        argv += ["--unshare-user", "--disable-userns"]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
+    argv += _system_binds() + _private_mounts(workdir, limits)
+    argv += ["--chdir", str(cwd), "--clearenv", *_environment(env)]
+    return [*argv, "--", *_prlimit(limits)]
 
 
 @dataclass
@@ -194,6 +216,59 @@ def without_sandbox_notes(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.startswith(NOTE_PREFIX))
 
 
+async def _start(
+    cmd: list[str],
+    workdir: Path,
+    guard: SampleGuard,
+    cwd: PurePosixPath,
+    env: dict[str, str],
+    uid: int | None,
+    with_input: bool,
+) -> asyncio.subprocess.Process:
+    """Start ``cmd`` under the launcher and bubblewrap, in a session of its own, with only ``LAUNCH_ENV``; the
+    seccomp filter's descriptor is passed to bubblewrap and closed here once it is started."""
+    seccomp = filter_fd()
+    launcher = launcher_argv(guard.cgroup.dirs if guard.cgroup else [], uid)
+    argv = launcher + bwrap_argv(workdir, cwd, guard.limits, env, seccomp) + list(cmd)
+    try:
+        return await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE if with_input else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            env=LAUNCH_ENV,
+            pass_fds=() if seccomp is None else (seccomp,),
+        )
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)
+
+
+async def _feed(proc: asyncio.subprocess.Process, input: str | bytes) -> None:
+    """Write ``input`` to the command's stdin and close it; a command that does not read it is no error."""
+    assert proc.stdin is not None  # a pipe when there is input
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        proc.stdin.write(input.encode() if isinstance(input, str) else input)
+        await proc.stdin.drain()
+        proc.stdin.close()
+
+
+def _end_notes(breach: str | None, guard: SampleGuard, code: int | None) -> str:
+    """The notes appended to stderr after the command ended: a breached sample limit, the memory limit reached,
+    the signal that killed it."""
+    notes = ""
+    if breach:
+        notes += f"\n{NOTE_PREFIX} {breach}; the command was killed]\n"
+    elif guard.cgroup is not None and guard.cgroup.memory_limit_hit():
+        shared = guard.budget is not None and guard.budget.memory_limit_hit()
+        where = " or the eval-wide memory budget its samples share" if shared else ""
+        notes += f"\n{NOTE_PREFIX} the sample reached its memory limit of {guard.limits.memory_bytes} bytes{where}]\n"
+    if code is not None and code < 0:
+        notes += f"{NOTE_PREFIX} killed by signal {signal.Signals(-code).name}]\n"
+    return notes
+
+
 async def run_confined(
     cmd: list[str],
     workdir: Path,
@@ -213,22 +288,7 @@ async def run_confined(
     happened.
     """
     limits = guard.limits
-    seccomp = filter_fd()
-    launcher = launcher_argv(guard.cgroup.dirs if guard.cgroup else [], uid)
-    argv = launcher + bwrap_argv(workdir, cwd, limits, env or {}, seccomp) + list(cmd)
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE if input is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-            env=LAUNCH_ENV,
-            pass_fds=() if seccomp is None else (seccomp,),
-        )
-    finally:
-        if seccomp is not None:
-            os.close(seccomp)
+    proc = await _start(cmd, workdir, guard, cwd, env or {}, uid, with_input=input is not None)
     out, err = Capture(limits.output_bytes), Capture(limits.output_bytes)
     assert proc.stdout is not None and proc.stderr is not None  # both are pipes
     finished = asyncio.ensure_future(asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err), proc.wait()))
@@ -236,11 +296,7 @@ async def run_confined(
     breach, late = None, False
     try:
         if input is not None:
-            assert proc.stdin is not None  # a pipe when there is input
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                proc.stdin.write(input.encode() if isinstance(input, str) else input)
-                await proc.stdin.drain()
-                proc.stdin.close()
+            await _feed(proc, input)
         waiting = {finished} | ({watcher} if watcher else set())
         done, _ = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         late = not done
@@ -257,14 +313,7 @@ async def run_confined(
     stderr = err.text("stderr")
     if late:
         raise ConfinedTimeoutError(timeout, out.text("stdout"), stderr)
-    if breach:
-        stderr += f"\n{NOTE_PREFIX} {breach}; the command was killed]\n"
-    elif guard.cgroup is not None and guard.cgroup.memory_limit_hit():
-        shared = guard.budget is not None and guard.budget.memory_limit_hit()
-        where = " or the eval-wide memory budget its samples share" if shared else ""
-        stderr += f"\n{NOTE_PREFIX} the sample reached its memory limit of {limits.memory_bytes} bytes{where}]\n"
-    if code is not None and code < 0:
-        stderr += f"{NOTE_PREFIX} killed by signal {signal.Signals(-code).name}]\n"
+    stderr += _end_notes(breach, guard, code)
     return ExecResult(
         success=code == 0 and not breach,
         returncode=code if code is not None else -1,

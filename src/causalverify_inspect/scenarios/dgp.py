@@ -144,38 +144,19 @@ def _truth(plan: Plan, strategy: str, subject: str, outcome: str, effect: float,
 
 
 # ------------------------------------------------------------------------------------------------------ families
-def _did(plan: Plan, rng: np.random.Generator) -> Realised:
-    s, p = plan.setting, TIERS["DID"][plan.difficulty]
-    n, T, k = p["units"], p["periods"], p["first_post"]
-    n_treat = int(round(p["share"] * n))
-    scale = s["scale"]
-    effect = plan.sign * _sig(scale * rng.uniform(1.0, 2.0))
-    treated = np.zeros(n, dtype=int)
-    treated[rng.permutation(n)[:n_treat]] = 1
-    unit_fe = rng.normal(0.0, scale, n) + 0.8 * scale * treated
-    periods = np.arange(1, T + 1)
-    period_fe = 0.15 * scale * periods + rng.normal(0.0, 0.4 * scale, T)
-    sigma, rho = p["noise"] * scale, p["rho"]
+def _ar1_errors(rng: np.random.Generator, n: int, T: int, sigma: float, rho: float) -> np.ndarray:
+    """Errors of ``n`` units over ``T`` periods, AR(1) within each unit with correlation ``rho`` and sd ``sigma``."""
     shocks = rng.normal(0.0, sigma, (n, T))
     eps = np.empty((n, T))
     eps[:, 0] = shocks[:, 0]
     for t in range(1, T):
         eps[:, t] = rho * eps[:, t - 1] + np.sqrt(1 - rho**2) * shocks[:, t]
-    post = (periods >= k).astype(int)
-    y = s["base"] + unit_fe[:, None] + period_fe[None, :] + effect * treated[:, None] * post[None, :] + eps
-    cols = {
-        "unit_id": (np.repeat(np.arange(1, n + 1), T), "%d"),
-        "period": (np.tile(periods, n), "%d"),
-        "treated": (np.repeat(treated, T), "%d"),
-        "post": (np.tile(post, n), "%d"),
-        "treat_x_post": (np.repeat(treated, T) * np.tile(post, n), "%d"),
-        "y": (y.ravel(), "%.4f"),
-    }
-    extra = ""
-    if plan.difficulty == "hard":
-        cols["region"] = (np.repeat(rng.integers(1, 6, n), T), "%d")
-        extra = f", `region` (region code of the {s['unit']}, 1 to 5, fixed over time)"
-    texts = {
+    return eps
+
+
+def _did_texts(s: dict, n: int, n_treat: int, T: int, k: int, extra: str) -> dict[str, str]:
+    """Title, research question and data description of a DID panel (``extra``: the hard tier's added column)."""
+    return {
         "title": s["title"],
         "research_question": (
             f"Did {s['policy']} change {s['outcome']}? Estimate its average effect on {s['treated_group']}, "
@@ -191,6 +172,36 @@ def _did(plan: Plan, rng: np.random.Generator) -> Realised:
             f"change in `y` caused by the policy, in the units of `y`."
         ),
     }
+
+
+def _did(plan: Plan, rng: np.random.Generator) -> Realised:
+    s, p = plan.setting, TIERS["DID"][plan.difficulty]
+    n, T, k = p["units"], p["periods"], p["first_post"]
+    n_treat = int(round(p["share"] * n))
+    scale = s["scale"]
+    effect = plan.sign * _sig(scale * rng.uniform(1.0, 2.0))
+    treated = np.zeros(n, dtype=int)
+    treated[rng.permutation(n)[:n_treat]] = 1
+    unit_fe = rng.normal(0.0, scale, n) + 0.8 * scale * treated
+    periods = np.arange(1, T + 1)
+    period_fe = 0.15 * scale * periods + rng.normal(0.0, 0.4 * scale, T)
+    sigma, rho = p["noise"] * scale, p["rho"]
+    eps = _ar1_errors(rng, n, T, sigma, rho)
+    post = (periods >= k).astype(int)
+    y = s["base"] + unit_fe[:, None] + period_fe[None, :] + effect * treated[:, None] * post[None, :] + eps
+    cols = {
+        "unit_id": (np.repeat(np.arange(1, n + 1), T), "%d"),
+        "period": (np.tile(periods, n), "%d"),
+        "treated": (np.repeat(treated, T), "%d"),
+        "post": (np.tile(post, n), "%d"),
+        "treat_x_post": (np.repeat(treated, T) * np.tile(post, n), "%d"),
+        "y": (y.ravel(), "%.4f"),
+    }
+    extra = ""
+    if plan.difficulty == "hard":
+        cols["region"] = (np.repeat(rng.integers(1, 6, n), T), "%d")
+        extra = f", `region` (region code of the {s['unit']}, 1 to 5, fixed over time)"
+    texts = _did_texts(s, n, n_treat, T, k, extra)
     truth = _truth(
         plan,
         "Difference-in-differences with unit and period fixed effects (common adoption date).",

@@ -224,6 +224,68 @@ def _record(p: Problem, suite: str, text_id: str, twin: Twin | None, flags: Sequ
     )
 
 
+def _gather_donors(
+    problems: list[Problem], suite: str, donor_sources: Sequence[str | Path], own_donors: bool, split: str
+) -> tuple[list[tuple[str, tuple[str, ...]]], dict[str, Any]]:
+    """The problems that lend distractor sentences, as (donor id, setup sentences) (the source's own problems when
+    ``own_donors``, then each of ``donor_sources``; those lending none left out), and corpus.json's
+    ``counts.donors``."""
+    tex = suite == "math"
+    donor_problems = list(problems) if own_donors else []
+    donor_info: list[dict[str, Any]] = []
+    donors = [(q.base_id, donor_run(segment(q.text, tex).setup, tex)) for q in donor_problems]
+    for extra in donor_sources:
+        donor_suite, path = _donor_spec(str(extra), suite)
+        more, _ = load_source(donor_suite, path, split=split, skip_bad_rows=True)
+        tag = f"donor{len(donor_info)}"
+        donors += [(f"{tag}-{q.base_id}", _lend(q.text, donor_suite, tex)) for q in more]
+        donor_info.append(
+            {"suite": donor_suite, "path": Path(path).name, "sha256": source_sha(path), "problems": len(more)}
+        )
+        donor_problems += more
+    donors = [(i, s) for i, s in donors if s]
+    counts = {
+        "own_problems": own_donors,
+        "problems": len(donor_problems),
+        "lending": len(donors),
+        "sentences": sum(len(s) for _, s in donors),
+        "extra_sources": donor_info,
+    }
+    return donors, counts
+
+
+def _base_records(
+    p: Problem,
+    suite: str,
+    cands: _Candidates,
+    seed: int,
+    doses: Sequence[int],
+    manifests: dict[int, list[PairRecord]],
+    sizes_used: dict[int, Counter],
+    stats: dict[str, Counter],
+) -> list[TextRecord]:
+    """The pool records of one base: itself, its identity twin and every twin a manifest uses, in candidate order;
+    its pairs of each dose go into ``manifests``, the injection sizes they use into ``sizes_used``."""
+    twins: dict[str, tuple[Twin, tuple[str, ...]]] = {
+        i: (t, _surface_flags(t)) for f in TWIN_FAMILIES[:2] for i, t in cands.by_family[f]
+    }
+    used: set[str] = set()
+    for m in doses:
+        rng = random.Random(derive_seed(seed, p.base_id, "mix", m))
+        for family, twin_id, size in _mix(cands, m, doses, rng):
+            manifests[m].append(PairRecord(p.base_id, twin_id, family, size, m))
+            used.add(twin_id)
+            if size:
+                sizes_used[m][str(size)] += 1
+        manifests[m].append(PairRecord(p.base_id, f"{p.base_id}-identity", IDENTITY, 0, m))
+    for found in cands.by_size.values():
+        twins.update({i: (t, flags) for i, t, flags in found})
+    if not any(cands.by_size.values()):
+        stats["no_twin"]["irrelevant_context"] += 1
+    records = [_record(p, suite, p.base_id, None), _record(p, suite, f"{p.base_id}-identity", identity(p.text))]
+    return records + [_record(p, suite, i, *twins[i]) for i in twins if i in used]  # candidate order: deterministic
+
+
 def build_corpus(
     suite: str,
     source: str | Path,
@@ -282,52 +344,16 @@ def build_corpus(
     tex = suite == "math"
     if own_donors is None:
         own_donors = not donor_sources
-    donor_problems = list(problems) if own_donors else []
-    donor_info: list[dict[str, Any]] = []
-    donors = [(q.base_id, donor_run(segment(q.text, tex).setup, tex)) for q in donor_problems]
-    for extra in donor_sources:
-        donor_suite, path = _donor_spec(str(extra), suite)
-        more, _ = load_source(donor_suite, path, split=split, skip_bad_rows=True)
-        tag = f"donor{len(donor_info)}"
-        donors += [(f"{tag}-{q.base_id}", _lend(q.text, donor_suite, tex)) for q in more]
-        donor_info.append(
-            {"suite": donor_suite, "path": Path(path).name, "sha256": source_sha(path), "problems": len(more)}
-        )
-        donor_problems += more
-    donors = [(i, s) for i, s in donors if s]
+    donors, donor_counts = _gather_donors(problems, suite, donor_sources, own_donors, split)
     stats: dict[str, Counter] = defaultdict(Counter)
     pool: list[TextRecord] = []
     manifests: dict[int, list[PairRecord]] = {m: [] for m in doses}
     sizes_used: dict[int, Counter] = {m: Counter() for m in doses}
     for p in problems:
         cands = _Candidates(p, donors, seed, surface_twins, max_distractors, tex, stats, reorder)
-        twins: dict[str, tuple[Twin, tuple[str, ...]]] = {
-            i: (t, _surface_flags(t)) for f in TWIN_FAMILIES[:2] for i, t in cands.by_family[f]
-        }
-        used: set[str] = set()
-        for m in doses:
-            rng = random.Random(derive_seed(seed, p.base_id, "mix", m))
-            for family, twin_id, size in _mix(cands, m, doses, rng):
-                manifests[m].append(PairRecord(p.base_id, twin_id, family, size, m))
-                used.add(twin_id)
-                if size:
-                    sizes_used[m][str(size)] += 1
-            manifests[m].append(PairRecord(p.base_id, f"{p.base_id}-identity", IDENTITY, 0, m))
-        for found in cands.by_size.values():
-            twins.update({i: (t, flags) for i, t, flags in found})
-        if not any(cands.by_size.values()):
-            stats["no_twin"]["irrelevant_context"] += 1
-        pool.append(_record(p, suite, p.base_id, None))
-        pool.append(_record(p, suite, f"{p.base_id}-identity", identity(p.text)))
-        pool += [_record(p, suite, i, *twins[i]) for i in twins if i in used]  # candidate order: deterministic
+        pool += _base_records(p, suite, cands, seed, doses, manifests, sizes_used, stats)
     counts = _counts(problems, skipped, pool, manifests, sizes_used, stats)
-    counts["donors"] = {
-        "own_problems": own_donors,
-        "problems": len(donor_problems),
-        "lending": len(donors),
-        "sentences": sum(len(s) for _, s in donors),
-        "extra_sources": donor_info,
-    }
+    counts["donors"] = donor_counts
     info = {
         "schema": CORPUS_SCHEMA,
         "suite": suite,

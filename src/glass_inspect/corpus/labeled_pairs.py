@@ -116,6 +116,31 @@ def read_labeled_pairs(path: str | Path, dose: int | None = None) -> list[dict[s
     return rows
 
 
+def _pair_texts(row: dict[str, Any], suite: str, answer: str, known: Problem | None) -> tuple[TextRecord, TextRecord]:
+    """The pool records (base, twin) of one LabeledPair row; ``known``: the base in the answers source, if there."""
+    common = dict(
+        base_id=row["base_id"],
+        answer=answer,
+        suite=suite,
+        level=known.level if known else None,
+        complexity_score=float(row.get("complexity_score") or 0.0),
+        category=row.get("category") or (known.category if known else suite),
+    )
+    base = TextRecord(
+        text_id=row["base_id"], role="base", operator="base", injection_size=0, seed=0, text=row["base_text"], **common
+    )
+    twin = TextRecord(
+        text_id=row["twin_id"],
+        role="twin",
+        operator=row["family"],
+        injection_size=row["injection_size"],
+        seed=0,
+        text=row["twin_text"],
+        **common,
+    )
+    return base, twin
+
+
 def import_labeled_pairs(
     files: Sequence[str | Path],
     suite: str,
@@ -139,40 +164,9 @@ def import_labeled_pairs(
             answer = row.get("answer") or (lookup[row["base_text"]].answer if row["base_text"] in lookup else None)
             if answer is None:
                 raise SuiteInputError(f"{f}: base '{row['base_id']}' has no 'answer' and is not in --answers.")
-            known = lookup.get(row["base_text"])
-            level = known.level if known else None
-            common = dict(
-                base_id=row["base_id"],
-                answer=answer,
-                suite=suite,
-                level=level,
-                complexity_score=float(row.get("complexity_score") or 0.0),
-                category=row.get("category") or (known.category if known else suite),
-            )
-            texts.setdefault(
-                row["base_id"],
-                TextRecord(
-                    text_id=row["base_id"],
-                    role="base",
-                    operator="base",
-                    injection_size=0,
-                    seed=0,
-                    text=row["base_text"],
-                    **common,
-                ),
-            )
-            texts.setdefault(
-                row["twin_id"],
-                TextRecord(
-                    text_id=row["twin_id"],
-                    role="twin",
-                    operator=row["family"],
-                    injection_size=row["injection_size"],
-                    seed=0,
-                    text=row["twin_text"],
-                    **common,
-                ),
-            )
+            base, twin = _pair_texts(row, suite, answer, lookup.get(row["base_text"]))
+            texts.setdefault(base.text_id, base)
+            texts.setdefault(twin.text_id, twin)
             manifests[row["dose"]].append(
                 PairRecord(row["base_id"], row["twin_id"], row["family"], row["injection_size"], row["dose"])
             )
