@@ -27,6 +27,7 @@ from causalverify_inspect.extraction.vocabulary import (
     _NAMED_PREFERRED_SPEC,
     _PREFERRED,
     _PRINTER_NOISE,
+    _RETURN_LABEL,
     _SCALE_WORDS,
     _SETTING_PHRASE,
     _STRONG_STAT,
@@ -217,6 +218,14 @@ def _effect_scale(tok: _Tok, label: str, after: str, family: str) -> _Tok:
     return _Tok(tok.start, tok.end, tok.text, tok.value, True) if rescaled else tok
 
 
+def _return_in_percent(tok: _Tok, label: str, family: str) -> bool:
+    """Whether an event-study effect printed in percent is an abnormal return in percent (``CAR[-1,+1]: 2.84%``,
+    read as 0.0284): its own label names the return and nothing that rescales it (``% of the pre-event mean``)."""
+    if family != "EVENT_STUDY" or not tok.percent or not _RETURN_LABEL.search(label):
+        return False
+    return not _SCALE_WORDS.search(re.sub(r"(?i)\bin\s+(?:percent(?:age)?|%)|percent(?:age)?|%", " ", label))
+
+
 def _missing_effect(
     line: str, raw: str, lineno: int, family: str, effect_re: re.Pattern, window: tuple[int, int] | None
 ) -> list[Candidate]:
@@ -256,7 +265,8 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
             cand = _candidate(
                 tok, "answer_line" if answer else "labelled", raw, lineno, family, window, preferred, bool(answer)
             )
-            out.append(replace(cand, explicit=bool(_IV_EFFECT.search(label))))
+            percent = cand.percent and not _return_in_percent(tok, label, family)
+            out.append(replace(cand, explicit=bool(_IV_EFFECT.search(label)), percent=percent))
         prev_kind, prev_tok = kind, tok
     if out:
         return out, "effect"

@@ -53,7 +53,8 @@ def _context_role(context: list[str], family: str) -> str:
 
 _EST_COLS = re.compile(
     r"^(?:estimates?|coef\.?|coeff?|coefficients?|effect|att|ate|atet|late|est|b|beta|car|aar|"
-    r"caar|point_?estimate|did|rd_?estimate|tau|estimate_?\w*|coef_?\w*|effect_?\w*)$",
+    r"caar|point_?estimate|did|rd_?estimate|tau|estimate_?\w*|coef_?\w*|effect_?\w*|"
+    r"(?:mean|avg|average)_?(?:c?a{1,2}r|effect|estimate))$",
     re.I,
 )
 
@@ -110,8 +111,13 @@ def _padded(repl: str) -> Callable[[re.Match[str]], str]:
     return lambda m: m.expand(repl).ljust(len(m.group(0)))
 
 
+def _unpiped(line: str) -> str:
+    """A pipe-table line (knitr ``kable(format = "pipe")``: ``|term | estimate|``) with its pipes as spaces."""
+    return line.replace("|", " ") if re.match(r"^\s*\|.*\|\s*$", line) else line
+
+
 def _header(line: str) -> _Header | None:
-    text = line
+    text = _unpiped(line)
     for pattern, repl in _HEADER_MERGES:
         text = pattern.sub(_padded(repl), text)
     if _TOKEN_RE.search(text) or len(text) > 400:
@@ -171,7 +177,8 @@ def _column_of(header: _Header, start: int, end: int) -> int:
 _LABELLED_LINE = re.compile(rf"^\s*[A-Za-z](?:[^:]{{0,80}}:\s+|[^:=]{{0,80}}(?:\s=\s*|=\s+)){NUM}(?![\w)\]])")
 
 
-_SEPARATOR_LINE = re.compile(r"^\s*[=\-_\u2500\u2550]{5,}\s*$")
+_SEPARATOR_LINE = re.compile(r"^\s*[=\-_\u2500\u2550]{5,}\s*$|^\s*\|?(?:\s*:?-{3,}:?\s*\|?){2,}\s*$")
+"""A rule: a line of ``=``/``-``, or the column rules of a knitr table (``----  -----``, ``|:----|----:|``)."""
 
 
 _TYPE_LINE = re.compile(r"^\s*(?:<[a-z]+>\s*)+$")
@@ -211,7 +218,7 @@ def _unnamed_vector(header: _Header, lines: list[str], rows: list[int]) -> bool:
 def _row_key(lines: list[str], r: int, i: int, header: _Header, est_tok: _Tok) -> str:
     """The row's name: the text before its estimate, a printed row index dropped where the table has one."""
     line = lines[r]
-    key = line[: est_tok.start]
+    key = _unpiped(line)[: est_tok.start]
     if header.key_kind != "term" or header.key_col is not None:
         key = _ROW_INDEX.sub("", key) if re.match(r"^\s*\d+:?\s", key) else key
     key = key.strip()
