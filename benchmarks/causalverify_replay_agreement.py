@@ -10,7 +10,10 @@ published one: over all cells, and over the cells whose local run did not fail f
 package the Docker image has but this machine lacks, e.g. fixest, rdrobust). Unscored cells (no deterministic
 estimate and no extractor role bound) are counted separately, with the bounds of L2b+ over them; last, a markdown
 table of the rates per model and level, ours beside the published (the README's evaluation report). ``--logs DIR``
-reads the replay logs in DIR instead of running. Needs ../shared beside the checkout, Rscript, bwrap.
+reads the replay logs in DIR instead of running. ``--loading stargazer,rdd`` replays only the cells whose R code
+loads one of those packages and lists them, our levels and failure beside the published ones (with ``--profile
+upstream``: the packages upstream's environment lacked fail as they failed there). Needs ../shared beside the
+checkout, Rscript, bwrap.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from causal_suite.scores import is_unscored
-from causalverify_inspect.dataset import cached_response_path, read_cached_response
+from causalverify_inspect.dataset import cached_response_path, model_slug, read_cached_response
 from causalverify_inspect.extraction import extract_r_code
+from causalverify_inspect.packages import loaded_packages
 from causalverify_inspect.task import exp_b
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "causalverify"
@@ -61,6 +65,34 @@ def published_extractor(slug: str, published: dict[tuple[str, str], dict]):
         return out
 
     return get_model("mockllm/published-judge", custom_outputs=outputs, memoize=False)
+
+
+def cells_loading(slug: str, packages: set[str]) -> dict[str, list[str]]:
+    """``{scenario id: the packages of ``packages`` its cached R code loads}`` for the cells of ``slug`` loading one."""
+    out = {}
+    for path in sorted(OUTPUTS.glob(f"*_{model_slug(slug)}.json")):
+        code = extract_r_code(read_cached_response(path)).code or ""
+        hit = [p for p in loaded_packages(code) if p in packages]
+        if hit:
+            out[path.name.split("_", 1)[0]] = hit
+    return out
+
+
+def print_loading_cells(slug: str, cells: list, published: dict, loading: dict[str, list[str]]) -> None:
+    """One line per replayed cell whose code loads a listed package: our levels and failure, the published ones."""
+    print(f"\n{slug}: the {len(loading)} cells loading {', '.join(sorted({p for v in loading.values() for p in v}))}")
+    same = 0
+    for sid, v, m in cells:
+        row = published[(sid, slug)]
+        ours = "unscored" if v is None else " ".join(f"{k}={int(v[k])}" for k in LEVELS)
+        theirs = " ".join(f"{k}={int(row[c])}" for k, c in LEVELS.items())
+        agree = v is not None and all(int(v[k]) == int(row[c]) for k, c in LEVELS.items())
+        same += agree
+        print(
+            f"  {sid} loads {','.join(loading[sid])}: ours {ours} ({m.get('failure') or 'pass'}) | published {theirs}"
+            f" {'same' if agree else 'DIFFERENT'}"
+        )
+    print(f"  {same}/{len(cells)} cells scored as upstream scored them, level by level")
 
 
 def replay(
@@ -177,17 +209,26 @@ def main() -> None:
     parser.add_argument("--show-disagreements", action="store_true")
     parser.add_argument("--published-extractor", action="store_true")
     parser.add_argument("--profile", default="full", choices=["full", "upstream"], help="the reference package set")
+    parser.add_argument("--loading", default=None, help="only the cells whose code loads one of these packages")
     args = parser.parse_args()
     published = published_rows()
     logged = logged_cells(args.logs) if args.logs else {}
     table = []
     for slug in args.models:
         started = time.monotonic()
+        loading = cells_loading(slug, set(args.loading.split(","))) if args.loading else {}
+        ids = ",".join(loading) if args.loading else args.ids
         if args.logs:
             cells = logged[slug]
+        elif args.loading and not loading:
+            print(f"\n{slug}: no cell loads {args.loading}")
+            continue
         else:
             extractor = published_extractor(slug, published) if args.published_extractor else None
-            cells = replay(slug, args.ids, args.es_windows, args.log_dir, extractor, args.profile)
+            cells = replay(slug, ids, args.es_windows, args.log_dir, extractor, args.profile)
+        if args.loading:
+            print_loading_cells(slug, [c for c in cells if c[0] in loading], published, loading)
+            continue
         print_agreement(slug, cells, published, time.monotonic() - started, args.show_disagreements)
         table += table_rows(slug, cells, published)
     print("\n| model | level | ours (scored) | published | n | ours (non-environment) | published | n |")

@@ -301,10 +301,16 @@ def _judge_estimate(
 
 @scorer(metrics=EXP_B_METRICS)
 def exp_b_scorer(
-    tolerance: float = 0.5, es_windows: str = "strict", calibration: bool = False, reference: str = "full"
+    tolerance: float = 0.5,
+    es_windows: str = "strict",
+    calibration: bool = False,
+    reference: str = "full",
+    outside_pins: dict[str, str] | None = None,
 ) -> Scorer:
     """L1, L2a, L2b, L2b+ (at ``tolerance``), the sweep and the failure category of one Exp B sample (see module);
-    ``reference``: the profile whose package set the environment should have (``full`` or ``upstream``)."""
+    ``reference``: the profile whose package set the environment should have (``full`` or ``upstream``);
+    ``outside_pins``: the environment's reference packages whose version lies outside the profile's pin (a score
+    whose program loads one records it as ``packages_outside_pin``)."""
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
@@ -312,6 +318,9 @@ def exp_b_scorer(
         family, canonical = meta["family"], meta.get("canonical")
         image_missing = image_packages(run.get("missing_packages") or [], reference)
         base_meta = _run_metadata(run, family, canonical, image_missing)
+        base_meta["packages_outside_pin"] = {
+            p: v for p, v in (outside_pins or {}).items() if p in (run.get("packages") or [])
+        }
         if canonical is None or abs(canonical) < MIN_CANONICAL:
             return Score.unscored(
                 reason="unscoreable_canonical",

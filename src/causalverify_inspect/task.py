@@ -106,10 +106,13 @@ def exp_b(
             reference R packages, Docker on a tie), ``docker`` (the rocker/CRAN image in ``sandboxes/r``),
             ``docker-debian`` (the image built only from Debian packages) or ``confined`` (bubblewrap on this
             machine). The choice is printed and kept in the task metadata (``r_environment``) with the reference R
-            packages the environment lacks (and, for ``confined``, the R and package versions).
+            packages the environment lacks and the R and package versions (this machine's R for ``confined``, a
+            present image for Docker).
         profile: Reference R package set: ``full`` (default) or ``upstream`` (upstream's scoring environment: no
             stargazer, no rdd, so code failing on them fails as it did upstream; for replays compared with the
-            published scores). Selects the image of ``docker``; with ``confined`` it sets what counts as missing.
+            published scores; it pins rdrobust 3.x, rddensity 2.x and fixest 0.12-0.13, and a present version
+            outside its pin is printed and flagged in the scores). Selects the image of ``docker``; with
+            ``confined`` it sets what counts as missing.
         tolerance: L2b+ passes when |est - canonical| / |canonical| <= tolerance (paper default 0.5; a number > 0).
         timeout: Wall-clock seconds for each R run (a whole number, 1 to 86400).
         es_windows: Event-study rule: ``strict`` (per-day, a labelled window is divided by its post-event days) or
@@ -149,7 +152,11 @@ def exp_b(
         dataset=dataset,
         solver=solver,
         scorer=exp_b_scorer(
-            tolerance=tolerance, es_windows=es_windows, calibration=calibration, reference=choice.reference
+            tolerance=tolerance,
+            es_windows=es_windows,
+            calibration=calibration,
+            reference=choice.reference,
+            outside_pins=choice.outside_pins,
         ),
         sandbox=spec,
         config=GenerateConfig(max_tokens=8192),

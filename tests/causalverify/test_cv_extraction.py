@@ -3,6 +3,8 @@ programs' real printed output with the value each program reports, plus hand-mad
 scorer hands to the ``extractor`` role, and outputs that must not crash the reader."""
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import time
@@ -23,7 +25,7 @@ from causalverify_inspect.scorers import exp_b_scorer
 from causalverify_inspect.store import RUN_KEY
 
 CORPUS = Path(__file__).parent / "fixtures" / "extraction"
-ANSWERED_FLOOR = 0.94
+ANSWERED_FLOOR = 0.95
 """Share of the corpus's non-ambiguous items the deterministic reader must answer (the rest go to the extractor)."""
 
 LM_DID = """
@@ -204,8 +206,10 @@ def test_first_stage_and_naive_ols_beside_two_stage_least_squares():
 
 def test_percent_after_a_space_is_a_percent():
     assert extract_estimate("Average abnormal return: 0.0231 (2.31 %)\n", "EVENT_STUDY").value == pytest.approx(0.0231)
-    only = extract("Average abnormal return: 2.31 %\n", "EVENT_STUDY")  # never 2.31; the scale goes to the judge
-    assert only.estimate is None and only.candidates[0].value == pytest.approx(0.0231)
+    only = extract("Average abnormal return: 2.31 %\n", "EVENT_STUDY")  # a return in percent: 0.0231, never 2.31
+    assert only.estimate.value == pytest.approx(0.0231) and only.estimate.unit == pytest.approx(1e-4)
+    effect = extract("Event effect: 2.31 %\n", "EVENT_STUDY")  # a percent of what: for the extractor
+    assert effect.estimate is None and effect.candidates[0].value == pytest.approx(0.0231)
     assert extract("DID estimate: 2.31 %\n", "DID").estimate is None  # a percent of what depends on y's units
 
 
@@ -366,17 +370,29 @@ def test_a_reply_nested_too_deeply_holds_no_object():
 
 
 # ------------------------------------------------------------------------------------------------- non-results
-PATTERNS_PROGRAM = CORPUS / "programs" / "nonresult_patterns.R"
-PATTERNS = (CORPUS / "nonresult_patterns.out").read_text(encoding="utf-8").split("----\n")
+def _blocks(text: str) -> list[str]:
+    """A pattern program's output split at its ``----`` lines."""
+    return re.split(r"(?m)^----\n", text)
 
 
-def test_pattern_output_is_what_the_r_program_prints():
+PATTERNS = _blocks((CORPUS / "nonresult_patterns.out").read_text(encoding="utf-8"))
+REPORTS = _blocks((CORPUS / "report_patterns.out").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", ["nonresult_patterns", "report_patterns"])
+def test_pattern_output_is_what_the_r_program_prints(name):
     if shutil.which("Rscript") is None:
         pytest.skip("R is not installed")
+    program = CORPUS / "programs" / f"{name}.R"
     printed = subprocess.run(
-        ["Rscript", "--vanilla", str(PATTERNS_PROGRAM)], capture_output=True, text=True, check=True, timeout=120
+        ["Rscript", "--vanilla", str(program)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env={**os.environ, "LANG": "C.UTF-8"},
     ).stdout
-    assert printed.split("----\n") == PATTERNS
+    assert _blocks(printed) == _blocks((CORPUS / f"{name}.out").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize(
@@ -417,3 +433,33 @@ def test_a_count_on_the_estimate_line_is_blanked_but_the_window_is_kept():
     found = extract(PATTERNS[2], "EVENT_STUDY")
     assert found.estimate.window == (-1, 1)
     assert [c.text for c in found.candidates] == ["0.0213"]
+
+
+# ------------------------------------------------------------------------------------- report layouts (item 2)
+@pytest.mark.parametrize(
+    ("block", "family", "value", "rule"),
+    [
+        (0, "DID", -0.7975, "results_table"),  # knitr pipe table: the "Main" row
+        (1, "RDD", 1.1421, "coef_table"),  # knitr simple table: its column rules are no rows
+        (3, "EVENT_STUDY", 0.0456, "results_table"),  # dplyr CAR summary: mean_car, the main window flagged
+        (4, "EVENT_STUDY", 0.02841, "labelled"),  # a CAR in percent is a return: 2.841% -> 0.02841
+    ],
+)
+def test_report_layouts_are_answered(block, family, value, rule):
+    found = extract(REPORTS[block], family)
+    assert found.estimate is not None, found.reason
+    assert (found.estimate.value, found.estimate.source) == (pytest.approx(value), rule)
+
+
+def test_instrument_and_count_on_the_estimate_line_are_settings():
+    first, second = REPORTS[2].splitlines()
+    assert extract(first, "IV").estimate.value == pytest.approx(-1.1748)  # "using z, 2000 observations:"
+    assert extract(second, "IV").estimate.value == pytest.approx(-0.8643)  # "with instrument z (first-stage F)"
+    assert extract(REPORTS[2], "IV").reason == "2 candidates disagree"
+
+
+def test_a_rescaled_or_unnamed_percentage_goes_to_the_extractor():
+    rescaled, unnamed = REPORTS[5].splitlines()
+    assert extract(rescaled, "EVENT_STUDY").estimate is None  # "% relative to the pre-event mean"
+    found = extract(unnamed, "EVENT_STUDY")  # "Event effect: 2.31%": a percent of a return or of the outcome
+    assert found.estimate is None and found.reason.startswith("only a percentage")

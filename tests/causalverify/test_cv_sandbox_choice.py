@@ -20,6 +20,7 @@ from causalverify_inspect.sandbox.docker import (
     SANDBOX_DIR,
 )
 from causalverify_inspect.sandbox.limits import ConfinedLimits
+from causalverify_inspect.sandbox.versions import outside_pins, pin_text, version_key
 
 COMPOSE_FILES = ["compose.yaml", "compose.upstream.yaml", "compose.debian.yaml"]
 DEBIAN = IMAGES[("docker-debian", "debian")]
@@ -73,9 +74,17 @@ class FakeDocker:
     """Scripted answers of the docker CLI: engine version (None: no engine), compose version, present images."""
 
     def __init__(
-        self, server: str | None = "26.1.5", compose: str | None = "2.40.3", images=(), registry=False, cli=True
+        self,
+        server: str | None = "26.1.5",
+        compose: str | None = "2.40.3",
+        images=(),
+        registry=False,
+        cli=True,
+        versions: dict[str, str] | None = None,
     ):
         self.server, self.compose, self.images, self.registry, self.cli = server, compose, set(images), registry, cli
+        self.versions = versions  # what Rscript in a container of any present image prints (None: it fails)
+        self.runs: list[str] = []
 
     def __call__(self, argv, timeout=None):
         if not self.cli:
@@ -89,6 +98,12 @@ class FakeDocker:
             return done(0 if argv[-1] in self.images else 1)
         if argv[1:3] == ["manifest", "inspect"]:
             return done(0 if self.registry else 1)
+        if argv[1] == "run":
+            image = argv[argv.index("Rscript") + 1]
+            self.runs.append(image)
+            if self.versions is None or image not in self.images:
+                return done(125, "", f"Unable to find image '{image}' locally")
+            return done(0, "".join(f"{k}\t{v}\n" for k, v in self.versions.items()))
         return done(0)
 
 
@@ -210,3 +225,45 @@ def test_confined_records_the_r_version_and_the_reference_packages_present(fake,
     assert recorded["r_version"] == "4.2.2" and recorded["reference"] == "upstream"
     assert recorded["package_versions"] == {"AER": "1.2-10", "plm": "2.6-2"}  # reference packages only
     assert "R 4.2.2" in chosen.message() and "upstream reference set" in chosen.message()
+
+
+def test_docker_records_the_r_and_package_versions_of_a_present_image(fake):
+    versions = {"R": "4.4.2", "fixest": "0.12.1", "rdrobust": "2.2", "stargazer": "5.2.3", "Rcpp": "1.0.14"}
+    cli = fake(images={CRAN.image}, versions=versions)
+    chosen = choice.choose_sandbox("docker")
+    assert cli.runs == [CRAN.image]  # asked of the image itself, in a container of its own
+    assert chosen.r_version == "4.4.2" and "with R 4.4.2" in chosen.message()
+    assert chosen.package_versions == {"fixest": "0.12.1", "rdrobust": "2.2", "stargazer": "5.2.3"}
+    assert chosen.version_pins == {} and chosen.outside_pins == {}  # profile full: no pins
+    fake(registry=True, versions=versions)  # built at task start: nothing to ask yet
+    built = choice.choose_sandbox("docker")
+    assert built.r_version is None and built.package_versions == {}
+
+
+def test_upstream_profile_flags_a_reference_package_outside_its_pin(fake, monkeypatch):
+    versions = {"R": "4.2.2", "rdrobust": "4.0.0", "rddensity": "2.6", "fixest": "0.13.2", "AER": "1.2-10"}
+    monkeypatch.setattr(choice, "host_r_versions", lambda: versions)
+    monkeypatch.setattr(choice, "host_r_packages", lambda: frozenset(versions) - {"R"})
+    fake(server=None)
+    chosen = choice.choose_sandbox("confined", "upstream")
+    assert chosen.version_pins["rdrobust"] == ">=3.0, <4.0" and chosen.outside_pins == {"rdrobust": "4.0.0"}
+    assert "rdrobust 4.0.0 lies outside the upstream pin >=3.0, <4.0" in chosen.message()
+    assert chosen.metadata()["outside_pins"] == {"rdrobust": "4.0.0"}
+    assert choice.choose_sandbox("confined").outside_pins == {}  # the full profile pins nothing
+
+
+@pytest.mark.parametrize(
+    ("versions", "outside"),
+    [
+        ({"rdrobust": "3.0.0", "rddensity": "2.4", "fixest": "0.12.1"}, {}),
+        (
+            {"rdrobust": "2.2", "rddensity": "3.0", "fixest": "0.11.2"},
+            {"rdrobust": "2.2", "rddensity": "3.0", "fixest": "0.11.2"},
+        ),
+        ({"fixest": "0.13.99"}, {}),  # absent packages are the `lacks` list, not a pin question
+    ],
+)
+def test_pins_are_half_open_version_ranges(versions, outside):
+    assert outside_pins("upstream", versions) == outside
+    assert version_key("1.2-10") == (1, 2, 10) and version_key("0.13.2") > version_key("0.13")
+    assert set(pin_text("upstream")) == {"rdrobust", "rddensity", "fixest"} and pin_text("full") == {}

@@ -446,3 +446,12 @@ def test_unscored_runs_are_out_of_the_rates_and_bound_the_headline():
     assert out["L2b"] == 1.0 and out["L2b_n"] == 2
     assert list(out)[0] == "L2b_plus"  # the headline still leads
     assert metrics.failure_taxonomy()(samples)["wrong_coefficient"] == 0.5
+
+
+async def test_a_score_names_the_loaded_packages_whose_version_is_outside_the_pin():
+    state = make_state({"stdout": "Estimate: -0.21\n", "packages": ["rdrobust", "dplyr"]})
+    pins = {"rdrobust": "4.0.0", "fixest": "0.11.2"}
+    result = await score(state, reference="upstream", outside_pins=pins)
+    assert result.metadata["packages_outside_pin"] == {"rdrobust": "4.0.0"}  # fixest is not loaded
+    assert result.value["L2b_plus"] == 1  # scored as it ran
+    assert (await score(state, reference="upstream")).metadata["packages_outside_pin"] == {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Set as AbstractSet
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from causalverify_inspect.extraction.numbers import (
     _TOKEN_RE,
@@ -27,6 +27,7 @@ from causalverify_inspect.extraction.vocabulary import (
     _NAMED_PREFERRED_SPEC,
     _PREFERRED,
     _PRINTER_NOISE,
+    _RETURN_LABEL,
     _SCALE_WORDS,
     _SETTING_PHRASE,
     _STRONG_STAT,
@@ -90,8 +91,10 @@ def _classify_label(label: str, family: str, effect_re: re.Pattern) -> str:
     return "neutral"
 
 
-def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) -> tuple[list[Candidate], str]:
-    """Candidates on one free-text line and the line's kind: 'effect', 'neutral', 'stat', 'excluded' or ''."""
+def _prepared_line(raw: str) -> str | None:
+    """``raw`` as it is read: a printed string unquoted, arithmetic reduced to its result, non-results, confidence
+    levels and dimensions blanked, stage and specification numbers turned into names; None for an unevaluated
+    expression (not a result)."""
     line = raw
     m = _PRINTED_STRING.match(line)
     if m:
@@ -100,48 +103,46 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
     if m:
         line = f"{m.group('label')} {m.group('result')}"
     elif re.match(r"^[^=:]*[=:]\s*[-+\u2212]?\(.*[-+*/].*\)\s*$", line):
-        return [], "neutral"  # an unevaluated expression, not a result
+        return None
     line = _blank_non_results(line)
     line = _CONF_LEVEL.sub(lambda mm: " " * len(mm.group(0)), line)
     line = re.sub(r"\b\d+\s*[x\u00d7]\s*\d+\b", lambda mm: " " * len(mm.group(0)), line)  # "500 x 4": dimensions
     line = re.sub(r"(?i)\bstage\s*1\b", "first stage", line)
     line = re.sub(r"(?i)\bstage\s*2\b", "second stage", line)
-    line = re.sub(
+    return re.sub(
         r"(?i)\b((?:spec(?:ification)?|model|column|col|step|scenario|case|table|wave|round|version|panel)"
         r"\s*#?\s*)(\d+)\b",
         lambda mm: mm.group(1) + "K" * len(mm.group(2)),
         line,
     )  # "Model 2": a name
-    window, line = _window(line)
-    toks = _tokens(line)
-    if not toks:
-        missing = re.search(r"[:=]\s*(NA|NaN|-?Inf|NULL)\s*$", line)
-        if missing and _classify_label(line[: missing.start()], family, effect_re) == "effect":
-            return [Candidate(None, 0.0, "labelled", raw.strip(), lineno, window, text=missing.group(1))], "effect"
-        return [], ""
-    if len(toks) > MAX_LINE_NUMBERS:
-        return [], "stat"  # a row of data, not a labelled result
-    groups = _groups(line)
-    answer = _ANSWER_LINE.match(line)
 
-    def group_of(tok: _Tok | None) -> tuple[int, int] | None:
-        return None if tok is None else next((g for g in groups if g[0] < tok.start < g[1]), None)
 
-    out: list[Candidate] = []
-    kinds: list[str] = []
-    prev_kind, prev_tok = "", None
-    for k, tok in enumerate(toks):
-        group = group_of(tok)
+@dataclass(frozen=True)
+class _Line:
+    """One prepared free-text line read for one design family: its text, number tokens and outermost groups."""
+
+    text: str
+    toks: list[_Tok]
+    groups: list[tuple[int, int]]
+    family: str
+    effect_re: re.Pattern
+
+    def classify(self, label: str) -> str:
+        return _classify_label(label, self.family, self.effect_re)
+
+    def group_of(self, tok: _Tok | None) -> tuple[int, int] | None:
+        return None if tok is None else next((g for g in self.groups if g[0] < tok.start < g[1]), None)
+
+    def label_of(self, k: int) -> str:
+        """The text labelling token ``k``: back to the previous number in its group (or outside all groups, where
+        closed groups without numbers stay and groups with numbers drop out), after the last ``|``/``;``."""
+        tok, line = self.toks[k], self.text
+        group = self.group_of(tok)
         if group is None:
-            outside = [t for t in toks[:k] if group_of(t) is None]
+            outside = [t for t in self.toks[:k] if self.group_of(t) is None]
             lo = outside[-1].end if outside else 0
-        else:
-            inside = [t for t in toks[:k] if group_of(t) == group]
-            lo = inside[-1].end if inside else group[0] + 1
-        label = line[lo : tok.start]
-        if group is None:  # text of closed groups without numbers stays, groups with numbers drop out
             kept, pos = [], lo
-            for g in groups:
+            for g in self.groups:
                 if g[1] <= lo or g[0] >= tok.start:
                     continue
                 kept.append(line[pos : g[0]])
@@ -150,53 +151,113 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
                 pos = g[1]
             kept.append(line[pos : tok.start])
             label = "".join(kept)
+        else:
+            inside = [t for t in self.toks[:k] if self.group_of(t) == group]
+            label = line[inside[-1].end if inside else group[0] + 1 : tok.start]
         label = re.split(r"[|;]", label)[-1]
         if k > 0 and re.search(r",\s*[A-Za-z]", label):
             label = label.rsplit(",", 1)[-1]
-        kind = _classify_label(label, family, effect_re)
-        if group is not None and kind != "stat":  # "t-stat (CAR = 0): -19.1": the group belongs to a statistic
-            before = [t for t in toks[:k] if group_of(t) is None and t.end <= group[0]]
-            outer = line[before[-1].end if before else 0 : group[0]]
-            if _classify_label(re.split(r"[|;,]", outer)[-1], family, effect_re) in ("stat", "excluded"):
-                kind = "stat"
-        after = line[tok.end : tok.end + 20]
-        if tok.percent:
-            after = after.lstrip(" %")
-        if _COUNT_AFTER.match(after) and kind != "effect":
+        return label
+
+
+def _inherited_kind(ln: _Line, k: int, label: str, kind: str, prev_kind: str, prev_tok: _Tok | None) -> str:
+    """The kind of token ``k`` whose own label is empty or neutral, from its line's head and the previous token."""
+    tok, group = ln.toks[k], ln.group_of(ln.toks[k])
+    if kind == "empty" and re.search(r"\+/-|\u00b1", label):
+        return "stat"  # "-0.73 +/- 0.04": the margin of the estimate
+    if kind == "empty":
+        if k == 0:
+            head = ln.classify(ln.text[: tok.start])
+            return head if head != "empty" else "neutral"
+        if group is not None and prev_kind == "effect" and (ln.group_of(prev_tok) != group):
+            return "stat"  # "0.25 (0.04)" or "0.25 [0.17, 0.33]": the SE or the CI of the estimate
+        if group is not None and ln.group_of(prev_tok) == group:
+            return "stat" if prev_kind in ("effect", "stat") else prev_kind
+        if re.fullmatch(r"\s*(?:to|-|\u2013|/|,|and|;)?\s*", label) and prev_kind in ("stat", "excluded"):
+            return prev_kind
+        if prev_kind == "effect":
+            return "effect" if not re.search(r"[(\[]", label) else "stat"
+        return prev_kind or "neutral"
+    if kind == "neutral":
+        head = ln.classify(ln.text[: ln.toks[0].start]) if k > 0 else "neutral"
+        short = len(re.findall(r"[A-Za-z]+", label)) <= 2 and re.search(r"[:=]\s*$", label)
+        if head == "effect" and short and not (group is not None and prev_kind == "effect"):
+            return "effect"  # "ATT: value=0.21": a short neutral label inside an estimate line
+        if group is not None and prev_kind == "effect":
+            return "stat"
+    return kind
+
+
+def _token_kind(ln: _Line, k: int, prev_kind: str, prev_tok: _Tok | None) -> tuple[str, str, str]:
+    """The kind of token ``k`` ('effect', 'stat', 'excluded', 'neutral'), its label and the text after it."""
+    tok = ln.toks[k]
+    group = ln.group_of(tok)
+    label = ln.label_of(k)
+    kind = ln.classify(label)
+    if group is not None and kind != "stat":  # "t-stat (CAR = 0): -19.1": the group belongs to a statistic
+        before = [t for t in ln.toks[:k] if ln.group_of(t) is None and t.end <= group[0]]
+        outer = ln.text[before[-1].end if before else 0 : group[0]]
+        if ln.classify(re.split(r"[|;,]", outer)[-1]) in ("stat", "excluded"):
             kind = "stat"
-        if kind == "empty" and re.search(r"\+/-|\u00b1", label):
-            kind = "stat"  # "-0.73 +/- 0.04": the margin of the estimate
-        elif kind == "empty":
-            if k == 0:
-                head = _classify_label(line[: tok.start], family, effect_re)
-                kind = head if head != "empty" else "neutral"
-            elif group is not None and prev_kind == "effect" and (group_of(prev_tok) != group):
-                kind = "stat"  # "0.25 (0.04)" or "0.25 [0.17, 0.33]": the SE or the CI of the estimate
-            elif group is not None and group_of(prev_tok) == group:
-                kind = "stat" if prev_kind in ("effect", "stat") else prev_kind
-            elif re.fullmatch(r"\s*(?:to|-|\u2013|/|,|and|;)?\s*", label) and prev_kind in ("stat", "excluded"):
-                kind = prev_kind
-            elif prev_kind == "effect":
-                kind = "effect" if not re.search(r"[(\[]", label) else "stat"
-            else:
-                kind = prev_kind or "neutral"
-        elif kind == "neutral":
-            head = _classify_label(line[: toks[0].start], family, effect_re) if k > 0 else "neutral"
-            short = len(re.findall(r"[A-Za-z]+", label)) <= 2 and re.search(r"[:=]\s*$", label)
-            if head == "effect" and short and not (group is not None and prev_kind == "effect"):
-                kind = "effect"  # "ATT: value=0.21": a short neutral label inside an estimate line
-            elif group is not None and prev_kind == "effect":
-                kind = "stat"
-        if kind == "effect" and tok.percent is False and re.match(r"\s*(?:percent|pp\b|percentage)", after, re.I):
-            tok = _Tok(tok.start, tok.end, tok.text, tok.value, True)
-        if kind == "effect" and _SCALE_WORDS.search(label) and family != "EVENT_STUDY":
-            tok = _Tok(tok.start, tok.end, tok.text, tok.value, True)  # a rescaled effect: scale unknown
-        if kind == "effect" and (re.search(r"\(%\)|in %|\bin percent", label, re.I)):
-            tok = _Tok(tok.start, tok.end, tok.text, tok.value, True)
-        if kind == "effect" and "," in tok.text:
-            tok = _Tok(tok.start, tok.end, tok.text, tok.value, True)
+    after = ln.text[tok.end : tok.end + 20]
+    if tok.percent:
+        after = after.lstrip(" %")
+    if _COUNT_AFTER.match(after) and kind != "effect":
+        kind = "stat"
+    return _inherited_kind(ln, k, label, kind, prev_kind, prev_tok), label, after
+
+
+def _effect_scale(tok: _Tok, label: str, after: str, family: str) -> _Tok:
+    """An effect token marked as a percentage (scale unknown) when its label or the text after it rescales it."""
+    rescaled = (
+        (tok.percent is False and re.match(r"\s*(?:percent|pp\b|percentage)", after, re.I))
+        or (_SCALE_WORDS.search(label) and family != "EVENT_STUDY")  # a rescaled effect: scale unknown
+        or re.search(r"\(%\)|in %|\bin percent", label, re.I)
+        or "," in tok.text
+    )
+    return _Tok(tok.start, tok.end, tok.text, tok.value, True) if rescaled else tok
+
+
+def _return_in_percent(tok: _Tok, label: str, family: str) -> bool:
+    """Whether an event-study effect printed in percent is an abnormal return in percent (``CAR[-1,+1]: 2.84%``,
+    read as 0.0284): its own label names the return and nothing that rescales it (``% of the pre-event mean``)."""
+    if family != "EVENT_STUDY" or not tok.percent or not _RETURN_LABEL.search(label):
+        return False
+    return not _SCALE_WORDS.search(re.sub(r"(?i)\bin\s+(?:percent(?:age)?|%)|percent(?:age)?|%", " ", label))
+
+
+def _missing_effect(
+    line: str, raw: str, lineno: int, family: str, effect_re: re.Pattern, window: tuple[int, int] | None
+) -> list[Candidate]:
+    """An estimate line whose value printed as NA/NaN/Inf/NULL: one candidate without a value."""
+    missing = re.search(r"[:=]\s*(NA|NaN|-?Inf|NULL)\s*$", line)
+    if missing and _classify_label(line[: missing.start()], family, effect_re) == "effect":
+        return [Candidate(None, 0.0, "labelled", raw.strip(), lineno, window, text=missing.group(1))]
+    return []
+
+
+def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) -> tuple[list[Candidate], str]:
+    """Candidates on one free-text line and the line's kind: 'effect', 'neutral', 'stat', 'excluded' or ''."""
+    prepared = _prepared_line(raw)
+    if prepared is None:
+        return [], "neutral"  # an unevaluated expression, not a result
+    window, line = _window(prepared)
+    toks = _tokens(line)
+    if not toks:
+        missing = _missing_effect(line, raw, lineno, family, effect_re, window)
+        return missing, "effect" if missing else ""
+    if len(toks) > MAX_LINE_NUMBERS:
+        return [], "stat"  # a row of data, not a labelled result
+    ln = _Line(line, toks, _groups(line), family, effect_re)
+    answer = _ANSWER_LINE.match(line)
+    out: list[Candidate] = []
+    kinds: list[str] = []
+    prev_kind, prev_tok = "", None
+    for k, tok in enumerate(toks):
+        kind, label, after = _token_kind(ln, k, prev_kind, prev_tok)
         kinds.append(kind)
         if kind == "effect":
+            tok = _effect_scale(tok, label, after, family)
             rest = line[tok.end : toks[k + 1].start] if k + 1 < len(toks) else line[tok.end :]
             preferred = bool(_PREFERRED.search(line[: tok.start])) or bool(
                 re.search(r"(?i)(?:<-|\(|\[|\*|--|\s)\s*(?:preferred|main|headline)\b", rest)
@@ -204,20 +265,14 @@ def _line_candidates(raw: str, lineno: int, family: str, effect_re: re.Pattern) 
             cand = _candidate(
                 tok, "answer_line" if answer else "labelled", raw, lineno, family, window, preferred, bool(answer)
             )
-            out.append(replace(cand, explicit=bool(_IV_EFFECT.search(label))))
+            percent = cand.percent and not _return_in_percent(tok, label, family)
+            out.append(replace(cand, explicit=bool(_IV_EFFECT.search(label)), percent=percent))
         prev_kind, prev_tok = kind, tok
-    kind = (
-        "effect"
-        if out
-        else (
-            "excluded"
-            if "excluded" in kinds
-            else "neutral"
-            if kinds and all(k == "neutral" for k in kinds[:1])
-            else "stat"
-        )
-    )
-    return out, kind
+    if out:
+        return out, "effect"
+    if "excluded" in kinds:
+        return out, "excluded"
+    return out, "neutral" if kinds and all(k == "neutral" for k in kinds[:1]) else "stat"
 
 
 _STR_LINE = re.compile(

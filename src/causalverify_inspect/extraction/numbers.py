@@ -82,7 +82,7 @@ _FORMULA = re.compile(r"[\w.()]+\s*~[^:=()]*(?:\([^()]*\)[^:=()]*)*")
 _POWER = re.compile(r"\^\s*\d+")
 
 
-_COUNT = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\w.])|(?<![\w.\-])\d+(?=\s+(?:[A-Z]{2,}s|[a-z]{2,}[^s\W]s)\b)")
+_COUNT = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\w.])|(?<![\w.\-])\d+\s+(?:[A-Z]{2,}s|[a-z]{2,}[^s\W]s)\b")
 
 
 _SETTING_VALUE = re.compile(
@@ -103,7 +103,8 @@ def _blank(text: str, pattern: re.Pattern) -> str:
 
 def _blank_non_results(line: str) -> str:
     """``line`` with the numbers that cannot be results blanked out, positions kept: model formulas and their
-    powers (``y ~ x + controls^2 | z``), counts (an integer followed by a plural noun: ``80 IPOs``, ``1,200``), and
+    powers (``y ~ x + controls^2 | z``), counts with their noun (an integer followed by a plural noun: ``80 IPOs``,
+    ``2000 observations``; or ``1,200``), and
     the settings an estimate was made with when the estimate follows on the line (``using bandwidth h = 0.25:``)."""
     line = _blank(_blank(line, _FORMULA), _POWER)
     line = _blank(line, _COUNT)

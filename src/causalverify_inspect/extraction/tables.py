@@ -53,7 +53,8 @@ def _context_role(context: list[str], family: str) -> str:
 
 _EST_COLS = re.compile(
     r"^(?:estimates?|coef\.?|coeff?|coefficients?|effect|att|ate|atet|late|est|b|beta|car|aar|"
-    r"caar|point_?estimate|did|rd_?estimate|tau|estimate_?\w*|coef_?\w*|effect_?\w*)$",
+    r"caar|point_?estimate|did|rd_?estimate|tau|estimate_?\w*|coef_?\w*|effect_?\w*|"
+    r"(?:mean|avg|average)_?(?:c?a{1,2}r|effect|estimate))$",
     re.I,
 )
 
@@ -110,8 +111,13 @@ def _padded(repl: str) -> Callable[[re.Match[str]], str]:
     return lambda m: m.expand(repl).ljust(len(m.group(0)))
 
 
+def _unpiped(line: str) -> str:
+    """A pipe-table line (knitr ``kable(format = "pipe")``: ``|term | estimate|``) with its pipes as spaces."""
+    return line.replace("|", " ") if re.match(r"^\s*\|.*\|\s*$", line) else line
+
+
 def _header(line: str) -> _Header | None:
-    text = line
+    text = _unpiped(line)
     for pattern, repl in _HEADER_MERGES:
         text = pattern.sub(_padded(repl), text)
     if _TOKEN_RE.search(text) or len(text) > 400:
@@ -171,7 +177,8 @@ def _column_of(header: _Header, start: int, end: int) -> int:
 _LABELLED_LINE = re.compile(rf"^\s*[A-Za-z](?:[^:]{{0,80}}:\s+|[^:=]{{0,80}}(?:\s=\s*|=\s+)){NUM}(?![\w)\]])")
 
 
-_SEPARATOR_LINE = re.compile(r"^\s*[=\-_\u2500\u2550]{5,}\s*$")
+_SEPARATOR_LINE = re.compile(r"^\s*[=\-_\u2500\u2550]{5,}\s*$|^\s*\|?(?:\s*:?-{3,}:?\s*\|?){2,}\s*$")
+"""A rule: a line of ``=``/``-``, or the column rules of a knitr table (``----  -----``, ``|:----|----:|``)."""
 
 
 _TYPE_LINE = re.compile(r"^\s*(?:<[a-z]+>\s*)+$")
@@ -180,106 +187,130 @@ _TYPE_LINE = re.compile(r"^\s*(?:<[a-z]+>\s*)+$")
 _ROW_INDEX = re.compile(r"^\s*\d+:?\s+(?=\S)")
 
 
+def _table_rows(lines: list[str], i: int) -> list[int]:
+    """The row lines of the table whose header is line ``i``: up to a blank, number-free, header or labelled line
+    (separator and tibble type lines skipped)."""
+    rows: list[int] = []
+    j = i + 1
+    while j < len(lines):
+        text = lines[j]
+        if _SEPARATOR_LINE.match(text) or _TYPE_LINE.match(text):
+            j += 1
+            continue
+        if not text.strip() or not _TOKEN_RE.search(text) and not re.search(r"\s-\s|\bNA\b", text):
+            break
+        if _header(text) is not None or _LABELLED_LINE.match(text):
+            break
+        rows.append(j)
+        j += 1
+    return rows
+
+
+def _unnamed_vector(header: _Header, lines: list[str], rows: list[int]) -> bool:
+    """Whether the "table" has no row names: a named vector ("estimate se n" over three numbers), read as one."""
+    return (
+        header.est >= 0
+        and not header.names[: header.est]
+        and all(not lines[r][: min((t.start for t in _tokens(lines[r])), default=0)].strip() for r in rows)
+    )
+
+
+def _row_key(lines: list[str], r: int, i: int, header: _Header, est_tok: _Tok) -> str:
+    """The row's name: the text before its estimate, a printed row index dropped where the table has one."""
+    line = lines[r]
+    key = _unpiped(line)[: est_tok.start]
+    if header.key_kind != "term" or header.key_col is not None:
+        key = _ROW_INDEX.sub("", key) if re.match(r"^\s*\d+:?\s", key) else key
+    key = key.strip()
+    if header.key_col is None and header.key_kind != "key":  # a tibble of terms: "1 treat   0.21"
+        key = (
+            _ROW_INDEX.sub("", line[: est_tok.start]).strip()
+            if header.names
+            and re.match(r"^\s*\d+\s+\S", line)
+            and _TYPE_LINE.match(lines[i + 1] if i + 1 < len(lines) else "")
+            else key
+        )
+    return key
+
+
+def _results_row(
+    found: _Found, header: _Header, line: str, r: int, key: str, family: str
+) -> tuple[tuple[int, int] | None, bool] | None:
+    """The window and preferred flag of a results-table row, or None for a row that is no point estimate (set
+    aside in ``found.excluded`` where its role excludes it)."""
+    low = key.lower()
+    if re.search(r"bias[- ]?corrected|^robust\b", low):
+        return None  # rdrobust: not a point estimate
+    if _EXCLUDED_ROLE.search(low) or (family == "IV" and _IV_NOT_EFFECT.search(low) and not _IV_EFFECT.search(low)):
+        found.excluded.append(f"{r + 1}: {line.strip()}")
+        return None
+    if re.fullmatch(r"[-+]?\d+", key) and header.names[header.key_col or 0].lower() in ("window",):
+        return None
+    window, _ = _window(key)
+    preferred = False
+    if header.pref_col is not None:
+        flag = [t for t in re.finditer(r"\S+", line) if _column_of(header, t.start(), t.end()) == header.pref_col]
+        preferred = bool(flag) and flag[-1].group(0).upper() in ("TRUE", "YES", "*", "1", "X")
+    return window, preferred or bool(_PREFERRED.search(low))
+
+
+def _block_candidates(
+    found: _Found, lines: list[str], i: int, rows: list[int], header: _Header, family: str, role: str
+) -> None:
+    """The estimate cells of one table's rows, as candidates or set aside by the block's role."""
+    explicit = role == "effect!"
+    role = role.rstrip("!")
+    for r in rows:
+        found.claimed.add(r)
+        line = lines[r]
+        est_tok = next((t for t in _tokens(line) if _column_of(header, t.start, t.end) == header.est), None)
+        if est_tok is None:
+            continue
+        key = _row_key(lines, r, i, header, est_tok)
+        cand_role, window, preferred = role, None, False
+        if header.key_kind == "term" or header.key_col is None and header.key_kind != "key":
+            if not _is_term(key, family):
+                continue
+            if family == "IV" and _IV_FITTED_TERM.match(_norm_term(key)):
+                cand_role = "effect" if role != "excluded" else role
+                explicit = True
+            rule = "coef_table"
+        elif header.key_kind == "day":
+            found.excluded.append(f"{r + 1}: per-day row")
+            continue
+        else:
+            rule = "results_table"
+            result_row = _results_row(found, header, line, r, key, family)
+            if result_row is None:
+                continue
+            window, preferred = result_row
+        if cand_role != "effect":
+            found.excluded.append(f"{r + 1}: {cand_role}: {line.strip()}")
+            continue
+        explicit_row = explicit or (rule == "results_table" and bool(_IV_EFFECT.search(key)))
+        found.candidates.append(
+            replace(_candidate(est_tok, rule, line, r + 1, family, window, preferred), explicit=explicit_row)
+        )
+
+
 def _tables(lines: list[str], family: str, claimed: set[int]) -> _Found:
+    """Coefficient and results tables: each found by its header, its rows read under the role of the lines printed
+    above it (back to the previous table)."""
     found = _Found([], set(), [])
     last_end = -1
     i = 0
     while i < len(lines):
         header = _header(lines[i]) if i not in claimed else None
-        if header is None:
+        rows = _table_rows(lines, i) if header is not None else []
+        if header is None or not rows or _unnamed_vector(header, lines, rows):
             i += 1
-            continue
-        rows: list[int] = []
-        j = i + 1
-        while j < len(lines):
-            text = lines[j]
-            if _SEPARATOR_LINE.match(text) or _TYPE_LINE.match(text):
-                j += 1
-                continue
-            if not text.strip() or not _TOKEN_RE.search(text) and not re.search(r"\s-\s|\bNA\b", text):
-                break
-            if _header(text) is not None or _LABELLED_LINE.match(text):
-                break
-            rows.append(j)
-            j += 1
-        if not rows:
-            i += 1
-            continue
-        if (
-            header.est >= 0
-            and not header.names[: header.est]
-            and all(not lines[r][: min((t.start for t in _tokens(lines[r])), default=0)].strip() for r in rows)
-        ):
-            i += 1  # no row names: a named vector ("estimate se n" over three numbers), read as one
             continue
         if header.est < 0:
-            found.claimed.update(rows)
-            last_end, i = rows[-1], rows[-1] + 1
-            continue
-        context = lines[max(last_end + 1, i - 15) : i]
-        role = _context_role(context, family)
-        explicit = role == "effect!"
-        role = role.rstrip("!")
-        for r in rows:
-            found.claimed.add(r)
-            line = lines[r]
-            toks = _tokens(line)
-            est_tok = next((t for t in toks if _column_of(header, t.start, t.end) == header.est), None)
-            if est_tok is None:
-                continue
-            key = line[: est_tok.start]
-            if header.key_kind != "term" or header.key_col is not None:
-                key = _ROW_INDEX.sub("", key) if re.match(r"^\s*\d+:?\s", key) else key
-            key = key.strip()
-            cand_role, window, preferred = role, None, False
-            if header.key_kind == "term" or header.key_col is None and header.key_kind != "key":
-                if header.key_col is None:
-                    key = (
-                        _ROW_INDEX.sub("", line[: est_tok.start]).strip()
-                        if header.names
-                        and re.match(r"^\s*\d+\s+\S", line)
-                        and _TYPE_LINE.match(lines[i + 1] if i + 1 < len(lines) else "")
-                        else key
-                    )
-                if not _is_term(key, family):
-                    continue
-                if family == "IV" and _IV_FITTED_TERM.match(_norm_term(key)):
-                    cand_role = "effect" if role != "excluded" else role
-                    explicit = True
-                rule = "coef_table"
-            elif header.key_kind == "day":
-                found.excluded.append(f"{r + 1}: per-day row")
-                continue
-            else:
-                rule = "results_table"
-                low = key.lower()
-                if re.search(r"bias[- ]?corrected|^robust\b", low):
-                    continue  # rdrobust: not a point estimate
-                if _EXCLUDED_ROLE.search(low) or (
-                    family == "IV" and _IV_NOT_EFFECT.search(low) and not _IV_EFFECT.search(low)
-                ):
-                    found.excluded.append(f"{r + 1}: {line.strip()}")
-                    continue
-                if re.fullmatch(r"[-+]?\d+", key) and header.names[header.key_col or 0].lower() in ("window",):
-                    continue
-                window, _ = _window(key)
-                if header.pref_col is not None:
-                    flag = [
-                        t
-                        for t in re.finditer(r"\S+", line)
-                        if _column_of(header, t.start(), t.end()) == header.pref_col
-                    ]
-                    preferred = bool(flag) and flag[-1].group(0).upper() in ("TRUE", "YES", "*", "1", "X")
-                preferred = preferred or bool(_PREFERRED.search(low))
-            if cand_role != "effect":
-                found.excluded.append(f"{r + 1}: {cand_role}: {line.strip()}")
-                continue
-            explicit_row = explicit or (rule == "results_table" and bool(_IV_EFFECT.search(key)))
-            found.candidates.append(
-                replace(_candidate(est_tok, rule, line, r + 1, family, window, preferred), explicit=explicit_row)
-            )
-        last_end = rows[-1]
-        i = rows[-1] + 1
+            found.claimed.update(rows)  # the rest of a wrapped table, a confint() print: no estimate
+        else:
+            role = _context_role(lines[max(last_end + 1, i - 15) : i], family)
+            _block_candidates(found, lines, i, rows, header, family, role)
+        last_end, i = rows[-1], rows[-1] + 1
     return found
 
 

@@ -142,6 +142,10 @@ _PREFERRED_COLUMN = re.compile(
 _PREFERRED = re.compile(rf"\b(?:{MAIN_WORDS}|final|favou?red)\b", re.I)
 
 
+_RETURN_LABEL = re.compile(r"\b(?:c?a{1,2}r|caar|(?:cumulative )?abnormal returns?)\b", re.I)
+"""An abnormal return named in an event-study label: a return, so a percentage of it is the return in percent."""
+
+
 _SCALE_WORDS = re.compile(
     r"percent|\bpp\b|percentage|relative|\bof (?:the )?(?:baseline|control|mean|pre)|"
     r"elasticity|log[- ]points?|\bfold\b|\bsd units\b|standardi[sz]ed",
@@ -254,8 +258,10 @@ _EFFECT_TOKEN_CORES = re.compile(r"(?i)^(?:iv|2sls|tsls|did|dd|rd|rdd|att|ate|at
 
 _SETTING_PHRASE = re.compile(
     r"(?i)\b(?:using|with|at|under)\s+(?:the\s+|a\s+)?(?:default\s+|optimal\s+|mse-optimal\s+|chosen\s+|"
-    r"selected\s+|data-driven\s+)?(?:bandwidth|bw|cut-?off|threshold|kernel|window)\b"
+    r"selected\s+|data-driven\s+)?(?:bandwidth|bw|cut-?off|threshold|kernel|window)\b|"
+    r"\b(?:using|with|via)\s+(?:the\s+)?(?:instruments?\s+)?z\b|\binstrument(?:s|ed)?\s*(?:[:=]\s*|by\s+|with\s+)?z\b"
 )
+"""The setting an estimate was made with, named in its label (a bandwidth, a cutoff, the instrument ``z``)."""
 
 
 _NAMED_PREFERRED_SPEC = re.compile(

@@ -8,8 +8,10 @@
   ``upstream`` works for ``docker`` (its image) and ``confined`` (this machine's R, judged against upstream's set).
 
 The choice (sandbox, image, profile, reference set, engine, the R packages of the reference set the environment
-lacks, and why; for ``confined`` also the R version and the version of every reference package present) is stored
-in the task's metadata under ``r_environment`` and printed on the console.
+lacks, and why; the R version and the version of every reference package present, asked of this machine's R for
+``confined`` and of a present image for Docker; the profile's version pins and the packages outside them, see
+:mod:`causalverify_inspect.sandbox.versions`) is stored in the task's metadata under ``r_environment`` and printed
+on the console.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ from causalverify_inspect.sandbox.docker import (
 )
 from causalverify_inspect.sandbox.environment import SANDBOX_NAME, bwrap_available
 from causalverify_inspect.sandbox.limits import ConfinedLimits
+from causalverify_inspect.sandbox.versions import (
+    R_VERSIONS_QUERY,
+    image_r_versions,
+    outside_pins,
+    parse_r_versions,
+    pin_text,
+)
 
 SANDBOX_CHOICES = ("auto", "docker", "docker-debian", SANDBOX_NAME, "local")
 PROFILES = ("full", "upstream")
@@ -57,7 +66,11 @@ class SandboxChoice:
     """The profile whose package set is the reference: ``full`` or ``upstream`` (see ``docker.REFERENCE_SETS``)."""
     r_version: str | None = None
     package_versions: dict[str, str] = field(default_factory=dict)
-    """The version of every reference package present (confined: asked of this machine's R)."""
+    """The version of every reference package present (confined: this machine's R; Docker: a present image's)."""
+    version_pins: dict[str, str] = field(default_factory=dict)
+    """The reference profile's version pins (``{package: ">=3.0, <4.0"}``; ``upstream`` only)."""
+    outside_pins: dict[str, str] = field(default_factory=dict)
+    """``{package: version}`` of the present reference packages whose version lies outside its pin."""
 
     def spec(self, timeout: int) -> SandboxEnvironmentSpec:
         if self.sandbox == SANDBOX_NAME:
@@ -69,7 +82,8 @@ class SandboxChoice:
 
     def message(self) -> str:
         where = (
-            f"image {self.image}, profile {self.profile}, Docker {self.engine}"
+            f"image {self.image}{f' with R {self.r_version}' if self.r_version else ''}, profile {self.profile}, "
+            f"Docker {self.engine}"
             if self.image
             else f"bubblewrap on this machine, its own R {self.r_version or ''}".rstrip()
         )
@@ -79,7 +93,12 @@ class SandboxChoice:
             if self.lacks
             else f"it has every R package of the {self.reference} reference set"
         )
-        return f"exp_b: sandbox {self.requested} -> {self.sandbox} ({where}; {self.reason}); {lacks}."
+        pins = "".join(
+            f"; {p} {v} lies outside the {self.reference} pin {self.version_pins[p]} (its printed output can differ "
+            "from upstream's; scores say `packages_outside_pin`)"
+            for p, v in self.outside_pins.items()
+        )
+        return f"exp_b: sandbox {self.requested} -> {self.sandbox} ({where}; {self.reason}); {lacks}{pins}."
 
 
 @functools.lru_cache(maxsize=1)
@@ -88,13 +107,9 @@ def host_r_versions() -> dict[str, str] | None:
     ``"R"``, or None without Rscript."""
     if shutil.which("Rscript") is None:
         return None
-    query = (
-        "ip <- installed.packages(); cat('R', paste(R.version$major, R.version$minor, sep = '.'), sep = '\\t'); "
-        "cat('\\n'); cat(paste(ip[, 'Package'], ip[, 'Version'], sep = '\\t'), sep = '\\n')"
-    )
     try:
         result = subprocess.run(
-            ["Rscript", "--vanilla", "-e", query],
+            ["Rscript", "--vanilla", "-e", R_VERSIONS_QUERY],
             capture_output=True,
             text=True,
             timeout=60,
@@ -104,7 +119,7 @@ def host_r_versions() -> dict[str, str] | None:
         return None
     if result.returncode != 0:
         return None
-    return dict(line.split("\t", 1) for line in result.stdout.splitlines() if line.count("\t") == 1)
+    return parse_r_versions(result.stdout)
 
 
 def host_r_packages() -> frozenset[str] | None:
@@ -113,7 +128,22 @@ def host_r_packages() -> frozenset[str] | None:
     return None if versions is None else frozenset(versions) - {"R"}
 
 
+def _versions(versions: dict[str, str], reference: str) -> dict:
+    """The version fields of a choice: R's version, the reference packages' versions, the pins and those outside."""
+    wanted = reference_packages(reference)
+    present = {p: versions[p] for p in wanted if p in versions}
+    return {
+        "r_version": versions.get("R"),
+        "package_versions": present,
+        "version_pins": pin_text(reference),
+        "outside_pins": outside_pins(reference, present),
+    }
+
+
 def _docker(spec: DockerImage, requested: str, reason: str, reference: str = "full") -> SandboxChoice:
+    """A Docker choice; the versions are asked of the image when it is present (one built at task start has none
+    recorded)."""
+    versions = (image_r_versions(spec.image) or {}) if image_present(spec.image) else {}
     return SandboxChoice(
         spec.sandbox,
         requested,
@@ -124,6 +154,7 @@ def _docker(spec: DockerImage, requested: str, reason: str, reference: str = "fu
         engine=probe_engine().server,
         lacks=spec.lacks(reference),
         reference=reference,
+        **_versions(versions, reference),
     )
 
 
@@ -133,16 +164,8 @@ def _confined(requested: str, reason: str, reference: str = "full") -> SandboxCh
     if have is None:
         reason += "; no Rscript on this machine"
     versions = (host_r_versions() or {}) if have is not None else {}
-    present = {p: versions[p] for p in wanted if p in versions}
     return SandboxChoice(
-        SANDBOX_NAME,
-        requested,
-        "host",
-        reason,
-        lacks=lacks,
-        reference=reference,
-        r_version=versions.get("R"),
-        package_versions=present,
+        SANDBOX_NAME, requested, "host", reason, lacks=lacks, reference=reference, **_versions(versions, reference)
     )
 
 
