@@ -2,8 +2,9 @@
 uncertainty clustered by scenario, the bounds of L2b+ over unscored runs, P(L2b+ | L2b), per-family rates, the
 failure taxonomy and, when the calibration arm ran, the calibration summary.
 
-A score dict whose ``unscored`` key is set (a run whose estimate stayed unknown) is out of every rate and counted
-only by :func:`unscored_bounds`.
+A score dict whose ``unscored`` key is set (a run whose estimate stayed unknown) keeps its L1, L2a and L2b, which
+are known, so those rates are over every run; it is out of L2b+ and every rate built on the estimate (the sweep,
+P(L2b+ | L2b), the failure taxonomy, calibration) and counted there only by :func:`unscored_bounds`.
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ def scored_samples(scores: list[SampleScore]) -> list[SampleScore]:
     return [s for s in _runs(scores) if not value_of(s).get("unscored")]
 
 
+def level_samples(scores: list[SampleScore], level: str) -> list[SampleScore]:
+    """The runs a level's rate is over: every run for L1, L2a and L2b (known whether or not the estimate is), the
+    scored runs for L2b+."""
+    return scored_samples(scores) if level == "L2b_plus" else _runs(scores)
+
+
 def unscored_bounds(scores: list[SampleScore]) -> dict[str, float]:
     """The honest headline beside L2b+ (over scored samples): L2b+ with every unscored run counted as a miss
     (``L2b_plus_unscored_as_0``) and as a pass (``_as_1``), the ``unscored_share`` of runs and its count. With no
@@ -94,15 +101,16 @@ def conditional_pass() -> Metric:
 
 @metric
 def by_family() -> Metric:
-    """L2b and L2b+ rates per design family (paper §5, App. C.6), each with its uncertainty beside it."""
+    """L2b (over every run) and L2b+ (over scored runs) per design family (paper §5, App. C.6), each with its
+    uncertainty beside it."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         out: dict[str, float] = {}
         for fam in FAMILIES:
-            members = [s for s in scored_samples(scores) if (s.sample_metadata or {}).get("family") == fam]
-            if members:
-                out |= scenario_rate(members, "L2b").metrics(f"{fam}_L2b")
-                out |= scenario_rate(members, "L2b_plus").metrics(f"{fam}_L2b_plus")
+            for level in ("L2b", "L2b_plus"):
+                members = [s for s in level_samples(scores, level) if (s.sample_metadata or {}).get("family") == fam]
+                if members:
+                    out |= scenario_rate(members, level).metrics(f"{fam}_{level}")
         return out
 
     return compute
@@ -170,10 +178,10 @@ def rates() -> Metric:
     sweep, and the environment shares (failed for a missing image package; passed without one)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        scored, vals = scored_samples(scores), _values(scores)
+        vals = _values(scores)
         out: dict[str, float] = {}
         for level in reversed(LEVELS):
-            out |= scenario_rate(scored, level).metrics(level)
+            out |= scenario_rate(level_samples(scores, level), level).metrics(level)
             if level == "L2b_plus":
                 out |= unscored_bounds(scores)
         keys = [*(sweep_key(t) for t in SWEEP), "environment", "environment_degraded"]

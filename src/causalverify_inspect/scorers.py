@@ -50,7 +50,16 @@ from causalverify_inspect.extraction import (
     extract,
     parse_extractor_reply,
 )
-from causalverify_inspect.metrics import EXP_B_METRICS, FAILURES, LEVELS, SWEEP, scored_samples, sweep_key, value_of
+from causalverify_inspect.metrics import (
+    EXP_B_METRICS,
+    FAILURES,
+    LEVELS,
+    SWEEP,
+    level_samples,
+    scored_samples,
+    sweep_key,
+    value_of,
+)
 from causalverify_inspect.packages import environment_package, image_packages
 from causalverify_inspect.prompts import EXTRACTOR_SYSTEM, EXTRACTOR_USER, FAMILY_GUIDANCE
 from causalverify_inspect.sandbox import without_sandbox_notes
@@ -134,7 +143,8 @@ def _unresolved(
     levels: dict[str, int], environment: int, degraded: int, reason: str, explanation: str, metadata: dict
 ) -> Score:
     """A run whose estimate stays unknown (the reader abstained, no extractor decided): L1..L2b as it ran, L2b+ and
-    the sweep NaN, ``unscored`` 1, the reason recorded. It is out of every rate but counted in the bounds."""
+    the sweep NaN, ``unscored`` 1, the reason recorded. It counts in L1..L2b, is out of L2b+ and every rate built on
+    the estimate, and is counted in the bounds."""
     value = _value(levels, None, None, environment, degraded)
     value |= {"L2b_plus": math.nan, **{sweep_key(t): math.nan for t in SWEEP}, "unscored": 1.0}
     return Score(value=value, reason=reason, explanation=explanation, metadata=metadata)
@@ -374,15 +384,15 @@ def comparison_units(scores: list[SampleScore]) -> dict[str, dict[Any, tuple[Any
     """What ``causal-suite compare`` pairs, per metric: scenario -> (scenario, numerator, denominator) for L1..L2b+,
     P(L2b+ | L2b) (denominator: L2b) and L2b / L2b+ per method family."""
     out: dict[str, dict[Any, tuple[Any, float, float]]] = {}
-    scored = scored_samples(scores)
     for level in reversed(LEVELS):
-        out[level] = {s.sample_id: (s.sample_id, float(value_of(s)[level]), 1.0) for s in scored}
+        out[level] = {s.sample_id: (s.sample_id, float(value_of(s)[level]), 1.0) for s in level_samples(scores, level)}
     out["conditional_pass"] = {
-        s.sample_id: (s.sample_id, float(value_of(s)["L2b_plus"]), float(value_of(s)["L2b"])) for s in scored
+        s.sample_id: (s.sample_id, float(value_of(s)["L2b_plus"]), float(value_of(s)["L2b"]))
+        for s in scored_samples(scores)
     }
     for fam in FAMILIES:
-        members = [s for s in scored if (s.sample_metadata or {}).get("family") == fam]
         for level in ("L2b", "L2b_plus"):
+            members = [s for s in level_samples(scores, level) if (s.sample_metadata or {}).get("family") == fam]
             if members:
                 out[f"{fam}_{level}"] = {s.sample_id: (s.sample_id, float(value_of(s)[level]), 1.0) for s in members}
     return out

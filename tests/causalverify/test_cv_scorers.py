@@ -429,7 +429,7 @@ async def test_a_commented_load_and_a_printed_fake_error_are_the_programs_own_fa
     assert result.value["fail_execution_failure"] == 1 and result.value["environment"] == 0
 
 
-def test_unscored_runs_are_out_of_the_rates_and_bound_the_headline():
+def test_unscored_runs_keep_their_levels_are_out_of_l2b_plus_and_bound_the_headline():
     base = {k: 0.0 for k in ("L1", "L2a", "L2b", "environment", "environment_degraded")}
     base |= {f"fail_{f}": 0.0 for f in metrics.FAILURES} | {metrics.sweep_key(t): 0.0 for t in metrics.SWEEP}
     ran = base | {"L1": 1.0, "L2a": 1.0, "L2b": 1.0}
@@ -438,14 +438,17 @@ def test_unscored_runs_are_out_of_the_rates_and_bound_the_headline():
         sample_score(ran | {"L2b_plus": 0.0, "unscored": 0.0, "fail_wrong_coefficient": 1.0}, sample_id="b"),
         sample_score(ran | {"L2b_plus": math.nan, "unscored": 1.0}, sample_id="c"),
         sample_score(ran | {"L2b_plus": math.nan, "unscored": 1.0}, sample_id="d"),
+        sample_score(base | {"L1": 1.0, "L2a": 1.0, "L2b_plus": 0.0, "unscored": 0.0}, sample_id="e"),  # failed
     ]
     out = metrics.rates()(samples)
-    assert out["L2b_plus"] == 0.5 and out["L2b_plus_n"] == 2  # over the scored samples
-    assert out["L2b_plus_unscored_as_0"] == 0.25 and out["L2b_plus_unscored_as_1"] == 0.75
-    assert out["unscored_share"] == 0.5 and out["unscored_n"] == 2
-    assert out["L2b"] == 1.0 and out["L2b_n"] == 2
+    assert out["L2b_plus"] == 1 / 3 and out["L2b_plus_n"] == 3  # over the scored samples
+    assert out["L2b_plus_unscored_as_0"] == 0.2 and out["L2b_plus_unscored_as_1"] == 0.6
+    assert out["unscored_share"] == 0.4 and out["unscored_n"] == 2
+    # the unscored runs exited 0: their L2b is known and counts (over scored runs only it would read 2/3)
+    assert out["L2b"] == 0.8 and out["L2b_n"] == 5 and out["L2a_n"] == 5 and out["L1_n"] == 5
     assert list(out)[0] == "L2b_plus"  # the headline still leads
-    assert metrics.failure_taxonomy()(samples)["wrong_coefficient"] == 0.5
+    assert metrics.failure_taxonomy()(samples)["wrong_coefficient"] == 1 / 3
+    assert metrics.conditional_pass()(samples)["conditional_pass_n"] == 2  # scored runs that executed
 
 
 async def test_a_score_names_the_loaded_packages_whose_version_is_outside_the_pin():
