@@ -9,6 +9,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from glass_inspect.corpus.operators.lexicon import census_first_names, ordinary_word
 from glass_inspect.corpus.operators.text import Twin, outside_maths, segment
 
 # ---------------------------------------------------------------------------------------------------- names
@@ -61,7 +62,39 @@ def name_table() -> dict[str, Any]:
         "person_nouns": frozenset(raw["person_nouns"]),
         "not_person_nouns": frozenset(raw["not_person_nouns"]),
         "comparative_bases": frozenset(raw["comparative_bases"]),
+        "lexicon_not_persons": frozenset(raw["lexicon_not_persons"]),
     }
+
+
+def first_name_gender(word: str) -> str | None:
+    """``female`` / ``male`` / ``unisex`` for a first name: the listed one (``names.json``, hand-checked) first,
+    else the census lexicon's (``lexicon.census_first_names``); None for a word that is neither."""
+    return name_table()["gender"].get(word) or census_first_names().get(word)
+
+
+# a place or a thing before the word: "in Austin", "drove to Houston", "a gold Jewell" (census first names that are
+# also places, or misspelt words)
+_NOT_PERSON_CONTEXT = (
+    r"(?:\b(?:in|at|from|near|into|across|around|through|towards?|of|visit(?:s|ed|ing)?)"
+    r"|\b(?:a|an|the|this|that|each|every|per)(?:\s+[a-z]+)?"
+    r"|\b(?:go(?:es)?|went|drive[sn]?|drove|fl(?:y|ies|ew)|travel\w*|mov(?:e[sd]?|ing)|walk\w*|r(?:ide|ides|ode)|trip)"
+    r"\s+(?:back\s+)?to)\s+"
+)
+
+
+def lexicon_name_here(plain: str, word: str) -> bool:
+    """Whether a first name only the census lexicon knows (not in ``names.json``'s lists) reads as a person in
+    ``plain``: no English word (``lexicon.ordinary_word``: Holly, Miles, King), no title (Miss), not a place, nation
+    or holiday (``lexicon_not_persons``: India, Easter), never also written in lower case there ("colby cheese"),
+    never part of a longer name ("D'Angelo"), and never after a place preposition or an article ("in Austin", "drove
+    to Dallas", "a gold Jewell")."""
+    if ordinary_word(word) or word in TITLE_WORDS or word in name_table()["lexicon_not_persons"]:
+        return False
+    if re.search(rf"\b{re.escape(word.lower())}\b", plain):
+        return False
+    if re.search(rf"[A-Za-z'’-]{re.escape(word)}\b|\b{re.escape(word)}-[A-Z]", plain):
+        return False  # part of a longer name: "D'Angelo", "Wei-Hwa"
+    return not re.search(_NOT_PERSON_CONTEXT + rf"{re.escape(word)}\b", plain, re.I)
 
 
 def sentence_starts(text: str, tex: bool) -> set[int]:
@@ -76,8 +109,9 @@ def sentence_starts(text: str, tex: bool) -> set[int]:
 def person_names(text: str, tex: bool = False) -> dict[str, str]:
     """Recognised person names of ``text`` -> ``"female" | "male" | "unisex" | "surname"``.
 
-    A listed first name counts anywhere; an ambiguous one (also a common word: Mark, Grace, Will) only if it is
-    capitalised somewhere other than a sentence start. A capitalised word after a title is a surname. Calendar
+    A listed first name (``names.json``) counts anywhere; an ambiguous one (also a common word: Mark, Grace, Will)
+    only if it is capitalised somewhere other than a sentence start. A name only the census lexicon knows (Travis,
+    Maggie, Celine) counts where ``lexicon_name_here`` reads it as a person, with the lexicon's gender. A capitalised word after a title is a surname. Calendar
     words never count.
     """
     table = name_table()
@@ -94,7 +128,10 @@ def person_names(text: str, tex: bool = False) -> dict[str, str]:
         found.pop(word, None)  # one compound use makes every use of the word ambiguous: leave it alone
     for m in _WORD.finditer(plain):
         word = m.group(0)
-        if word in found or word in compound or word in CALENDAR_WORDS or word not in table["gender"]:
+        gender = None if word in CALENDAR_WORDS else first_name_gender(word)
+        if word in found or word in compound or gender is None:
+            continue
+        if word not in table["gender"] and not lexicon_name_here(plain, word):
             continue
         if in_compound_name(plain, word):
             continue
@@ -104,7 +141,7 @@ def person_names(text: str, tex: bool = False) -> dict[str, str]:
             mid = any(k.start() not in starts for k in re.finditer(rf"\b{word}\b", plain))
             if not mid:
                 continue
-        found[word] = table["gender"][word]
+        found[word] = gender
     return found
 
 
@@ -163,6 +200,20 @@ def _replace_name(text: str, old: str, new: str) -> str:
     return re.sub(rf"\b{re.escape(old)}\b(?:([{_APOSTROPHES}])(s\b)?)?", sub, text)
 
 
+def doubtful_lexicon_genders(text: str, tex: bool, found: dict[str, str]) -> set[str]:
+    """The names of ``found`` only the census lexicon knows whose gender the text's pronouns contradict: every he /
+    she of the text is of the other gender and no other found name could be its referent ("Marin and his neighbor
+    Nancy": a name mostly given to women, here a man). Such a name keeps its name: its pool is unknown."""
+    pronouns = pronoun_gender(text, tex)
+    if pronouns is None:
+        return set()
+    listed = name_table()["gender"]
+    referents = [n for n, g in found.items() if g in (pronouns, "unisex")]
+    return {
+        n for n, g in found.items() if n not in listed and g not in (pronouns, "unisex", "surname") and not referents
+    }
+
+
 def entity_rename(text: str, seed: int, *, tex: bool = False, answer: str = "") -> Twin | None:
     """§3.1 ``entity_rename``: each recognised person name -> a pool name of the same gender, consistently.
 
@@ -170,11 +221,13 @@ def entity_rename(text: str, seed: int, *, tex: bool = False, answer: str = "") 
     ("San Diego") is not a person (``person_names``); when the text names one person, with a unisex name, and its
     he / she pronouns are all of one gender, the replacement comes from that gender's pool, so they still fit.
     A name the gold ``answer`` holds ("Who wins?" -> "devon") keeps its name, since the twin keeps the base's
-    answer. ``None`` when no name is left to rename.
+    answer, and so does a lexicon name whose gender the pronouns contradict (``doubtful_lexicon_genders``). ``None``
+    when no name is left to rename.
     """
     kept = {w.lower() for w in re.findall(r"[A-Za-z]+", answer)}
     found = person_names(text, tex)
-    names = {n: g for n, g in found.items() if n.lower() not in kept}
+    doubtful = doubtful_lexicon_genders(text, tex, found)
+    names = {n: g for n, g in found.items() if n.lower() not in kept and n not in doubtful}
     if not names:
         return None
     table = name_table()
