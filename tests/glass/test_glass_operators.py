@@ -22,6 +22,8 @@ from glass_inspect.corpus.operators import (
     setup_sentence,
     sole_person,
 )
+from glass_inspect.corpus.operators.lexicon import census_first_names, ordinary_word
+from glass_inspect.corpus.operators.names import lexicon_name_here
 
 MARCUS = (
     "Marcus' garden has 6 rows of tomato plants with 9 plants in each row. Each plant yields 7 tomatoes. "
@@ -429,3 +431,35 @@ def test_math_letters_in_donor_prose_collide_with_the_target():
     assert DROP_VARIABLE in structural_audit(triangle, ["A is 60 degrees and B is 2 more."], "30", tex=True).drops
     assert DROP_VARIABLE in structural_audit(triangle, ["Team C won 4 games."], "30", tex=True).drops
     assert DROP_VARIABLE not in structural_audit(triangle, ["A pen costs 4 dollars."], "30", tex=True).drops
+
+
+def test_the_census_lexicon_names_people_the_lists_miss():
+    # issue 31: ordinary first names that names.json lacks, each with the lexicon's gender
+    assert person_names("Travis has 8 apps. Maggie deletes 2 of them.") == {"Travis": "male", "Maggie": "female"}
+    three = person_names("Celine and Jillian share 9 plums. Mariah brings 4 more. How many plums are there?")
+    assert three == {"Celine": "female", "Jillian": "female", "Mariah": "female"}
+    assert census_first_names()["Colby"] == "unisex"  # 90 % of its bearers are men: below the 95 % bar
+    for seed in range(5):  # one person with a unisex name: the pronouns choose the pool
+        twin = entity_rename("Colby runs 3 laps a day. How far does he run in a week?", seed)
+        assert twin.changes["names"]["Colby"] in name_table()["pool"]["male"] and "Colby" not in twin.text
+
+
+def test_lexicon_names_that_are_words_places_titles_or_parts_are_left_alone():
+    assert person_names("Walter and Holly bake 6 pies. King Arthur eats 2.") == {"Walter": "male"}
+    assert person_names("Nora drove to Dallas in 3 hours. Then she flew to India.") == {"Nora": "female"}
+    assert person_names("Dallas has 3 pens and Nora gives Dallas 2 more.") == {"Dallas": "unisex", "Nora": "female"}
+    assert person_names("Colby buys 2 pounds of colby cheese. How much does it cost?") == {}
+    assert person_names("The price of a gold Jewell is $40. What do 3 cost?") == {}
+    assert person_names("Miss Travis teaches 20 kids. How many does she teach?") == {"Travis": "surname"}
+    assert person_names("Sally, Wei-Hwa and D'Angelo share 12 figs.") == {"Sally": "female"}
+    assert lexicon_name_here("Travis has 5 pens.", "Travis") and not ordinary_word("Travis")
+    assert ordinary_word("Penny") and ordinary_word("rose")  # rose -> rise: inflections count
+
+
+def test_a_lexicon_name_the_pronouns_contradict_keeps_its_name():
+    # Marin is mostly a woman's name; here "his" can only be Marin's, so Marin's pool is unknown
+    twin = entity_rename("Marin and his neighbor Nancy each eat 4 apples a day. How many do they eat?", 2)
+    assert set(twin.changes["names"]) == {"Nancy"} and twin.text.startswith("Marin and his neighbor ")
+    assert entity_rename("Maggie asked the baker. He sold 3 buns. How many buns are left?", 0) is None
+    # pronouns that agree with the lexicon's gender: renamed as before
+    assert entity_rename("Maggie bakes 4 pies. She sells 3. How many pies are left?", 0) is not None

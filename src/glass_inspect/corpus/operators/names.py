@@ -86,15 +86,21 @@ def lexicon_name_here(plain: str, word: str) -> bool:
     """Whether a first name only the census lexicon knows (not in ``names.json``'s lists) reads as a person in
     ``plain``: no English word (``lexicon.ordinary_word``: Holly, Miles, King), no title (Miss), not a place, nation
     or holiday (``lexicon_not_persons``: India, Easter), never also written in lower case there ("colby cheese"),
-    never part of a longer name ("D'Angelo"), and never after a place preposition or an article ("in Austin", "drove
-    to Dallas", "a gold Jewell")."""
+    and never after a place preposition or an article ("in Austin", "drove to Dallas", "a gold Jewell")."""
     if ordinary_word(word) or word in TITLE_WORDS or word in name_table()["lexicon_not_persons"]:
         return False
     if re.search(rf"\b{re.escape(word.lower())}\b", plain):
         return False
-    if re.search(rf"[A-Za-z'’-]{re.escape(word)}\b|\b{re.escape(word)}-[A-Z]", plain):
-        return False  # part of a longer name: "D'Angelo", "Wei-Hwa"
     return not re.search(_NOT_PERSON_CONTEXT + rf"{re.escape(word)}\b", plain, re.I)
+
+
+def part_of_a_word(plain: str, word: str) -> bool:
+    """Whether ``word`` is glued to a longer word somewhere in ``plain`` by a hyphen or an apostrophe ("T-Rex",
+    "D'Angelo", "Wei-Hwa"): the whole is a name or a thing, not the person ``word``."""
+    for m in re.finditer(rf"\b{re.escape(word)}\b", plain):
+        if re.search(r"[A-Za-z][-'’]$", plain[: m.start()]) or re.match(r"-[A-Za-z]", plain[m.end() :]):
+            return True
+    return False
 
 
 def sentence_starts(text: str, tex: bool) -> set[int]:
@@ -133,7 +139,7 @@ def person_names(text: str, tex: bool = False) -> dict[str, str]:
             continue
         if word not in table["gender"] and not lexicon_name_here(plain, word):
             continue
-        if in_compound_name(plain, word):
+        if in_compound_name(plain, word) or part_of_a_word(plain, word):
             continue
         if word == "Jack" and re.search(r"\b(Queen|King|Ace|cards?|deck)\b", plain):
             continue  # a card rank, not a person
@@ -214,6 +220,33 @@ def doubtful_lexicon_genders(text: str, tex: bool, found: dict[str, str]) -> set
     }
 
 
+def _one_edit_apart(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one substituted, inserted or deleted letter."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def misspelt_names(text: str, tex: bool, found: dict[str, str]) -> set[str]:
+    """The names of ``found`` that the text also spells another way, so a rename would leave a stray spelling behind
+    ("how many cars does joe remain with", "Ethel ... If Ethal has $8", "his friend Tashay ... Tasha had"): the name
+    in lower case, or a capitalised word that is no found name and extends the name by one or two letters or, for
+    names of four letters or more, lies one letter away."""
+    plain = outside_maths(text, tex)
+    words = set(re.findall(r"[A-Za-z]+", plain)) - set(found)
+    misspelt = set()
+    for name in found:
+        capitalised = {w for w in words if w[:1].isupper()}
+        extended = any(w.startswith(name) and 0 < len(w) - len(name) <= 2 for w in capitalised)
+        near = len(name) >= 4 and any(_one_edit_apart(name, w) for w in capitalised)
+        if name.lower() in words or extended or near:
+            misspelt.add(name)
+    return misspelt
+
+
 def entity_rename(text: str, seed: int, *, tex: bool = False, answer: str = "") -> Twin | None:
     """§3.1 ``entity_rename``: each recognised person name -> a pool name of the same gender, consistently.
 
@@ -221,12 +254,12 @@ def entity_rename(text: str, seed: int, *, tex: bool = False, answer: str = "") 
     ("San Diego") is not a person (``person_names``); when the text names one person, with a unisex name, and its
     he / she pronouns are all of one gender, the replacement comes from that gender's pool, so they still fit.
     A name the gold ``answer`` holds ("Who wins?" -> "devon") keeps its name, since the twin keeps the base's
-    answer, and so does a lexicon name whose gender the pronouns contradict (``doubtful_lexicon_genders``). ``None``
-    when no name is left to rename.
+    answer, and so do a lexicon name whose gender the pronouns contradict (``doubtful_lexicon_genders``) and a name
+    the text also spells another way (``misspelt_names``). ``None`` when no name is left to rename.
     """
     kept = {w.lower() for w in re.findall(r"[A-Za-z]+", answer)}
     found = person_names(text, tex)
-    doubtful = doubtful_lexicon_genders(text, tex, found)
+    doubtful = doubtful_lexicon_genders(text, tex, found) | misspelt_names(text, tex, found)
     names = {n: g for n, g in found.items() if n.lower() not in kept and n not in doubtful}
     if not names:
         return None
