@@ -22,6 +22,7 @@ from glass_inspect.corpus.operators import (
     setup_sentence,
     sole_person,
 )
+from glass_inspect.corpus.operators.distract import insertion_point
 from glass_inspect.corpus.operators.lexicon import census_first_names, ordinary_word
 from glass_inspect.corpus.operators.names import lexicon_name_here
 
@@ -342,7 +343,6 @@ def test_what_the_final_math_distractor_audit_found_is_refused():
 
 
 def test_distractors_never_stand_between_a_reference_and_its_referent():
-    from glass_inspect.corpus.operators.distract import insertion_point
 
     donors = [("d", ("A bus holds 80 people.",))]
     # "How much does it cost to fill?" leans on "It cost ...", which leans on the pool: the distractor opens it
@@ -363,7 +363,6 @@ def test_distractors_never_stand_between_a_reference_and_its_referent():
 
 
 def test_what_the_third_math_distractor_audit_found_is_refused():
-    from glass_inspect.corpus.operators.distract import insertion_point
 
     # a display environment is one maths span: no sentence boundary (and no insertion) inside it
     aligned = "Let $a$ and $b$ be roots. Then \\begin{align*} x &= 1. \\\\ Y &= 2. \\end{align*} Find $a+b$."
@@ -384,7 +383,6 @@ def test_what_the_third_math_distractor_audit_found_is_refused():
 
 
 def test_distractors_never_follow_the_question_or_split_quotes_lists_and_back_references():
-    from glass_inspect.corpus.operators.distract import insertion_point
 
     # the question is a clause inside the first sentence (its period is maths): nothing after it
     note = "In triangle $PQR,$ $p = 2$ and $q = 3.$  Find $\\angle P,$ in degrees.\n\nNote: $p$ is opposite $P$."
@@ -463,3 +461,14 @@ def test_a_lexicon_name_the_pronouns_contradict_keeps_its_name():
     assert entity_rename("Maggie asked the baker. He sold 3 buns. How many buns are left?", 0) is None
     # pronouns that agree with the lexicon's gender: renamed as before
     assert entity_rename("Maggie bakes 4 pies. She sells 3. How many pies are left?", 0) is not None
+
+
+def test_insertions_never_split_a_purpose_clause_a_numbered_ordinal_or_a_bare_count_question():
+    # what the seed-33 audit found (issue 31): each leaning sentence keeps the one before it
+    floods = "Floods left many families without food. To help, Mamou gives out 1,360 meals. How many are left?"
+    assert insertion_point(floods) == 0  # not before "To help", nor before the bare count question
+    cheer = "9 out of 10 cheerleaders are 64 inches tall. The 10th cheerleader is 60 inches tall. How tall are they?"
+    assert insertion_point(cheer) == 0
+    shells = "Jim found 27 shells. Carlos found 22. They shared them equally. How many did each person get?"
+    assert insertion_point(shells) == 1  # the question, "They" and the ellipsis "found 22" each lean back
+    assert insertion_point("Tom has 4 pens. Ann has 3 pens. How many pens does Ann have?") == 2  # a noun: free
