@@ -22,6 +22,9 @@ from glass_inspect.corpus.operators import (
     setup_sentence,
     sole_person,
 )
+from glass_inspect.corpus.operators.distract import insertion_point
+from glass_inspect.corpus.operators.lexicon import census_first_names, ordinary_word
+from glass_inspect.corpus.operators.names import lexicon_name_here
 
 MARCUS = (
     "Marcus' garden has 6 rows of tomato plants with 9 plants in each row. Each plant yields 7 tomatoes. "
@@ -340,7 +343,6 @@ def test_what_the_final_math_distractor_audit_found_is_refused():
 
 
 def test_distractors_never_stand_between_a_reference_and_its_referent():
-    from glass_inspect.corpus.operators.distract import insertion_point
 
     donors = [("d", ("A bus holds 80 people.",))]
     # "How much does it cost to fill?" leans on "It cost ...", which leans on the pool: the distractor opens it
@@ -361,7 +363,6 @@ def test_distractors_never_stand_between_a_reference_and_its_referent():
 
 
 def test_what_the_third_math_distractor_audit_found_is_refused():
-    from glass_inspect.corpus.operators.distract import insertion_point
 
     # a display environment is one maths span: no sentence boundary (and no insertion) inside it
     aligned = "Let $a$ and $b$ be roots. Then \\begin{align*} x &= 1. \\\\ Y &= 2. \\end{align*} Find $a+b$."
@@ -382,7 +383,6 @@ def test_what_the_third_math_distractor_audit_found_is_refused():
 
 
 def test_distractors_never_follow_the_question_or_split_quotes_lists_and_back_references():
-    from glass_inspect.corpus.operators.distract import insertion_point
 
     # the question is a clause inside the first sentence (its period is maths): nothing after it
     note = "In triangle $PQR,$ $p = 2$ and $q = 3.$  Find $\\angle P,$ in degrees.\n\nNote: $p$ is opposite $P$."
@@ -429,3 +429,46 @@ def test_math_letters_in_donor_prose_collide_with_the_target():
     assert DROP_VARIABLE in structural_audit(triangle, ["A is 60 degrees and B is 2 more."], "30", tex=True).drops
     assert DROP_VARIABLE in structural_audit(triangle, ["Team C won 4 games."], "30", tex=True).drops
     assert DROP_VARIABLE not in structural_audit(triangle, ["A pen costs 4 dollars."], "30", tex=True).drops
+
+
+def test_the_census_lexicon_names_people_the_lists_miss():
+    # issue 31: ordinary first names that names.json lacks, each with the lexicon's gender
+    assert person_names("Travis has 8 apps. Maggie deletes 2 of them.") == {"Travis": "male", "Maggie": "female"}
+    three = person_names("Celine and Jillian share 9 plums. Mariah brings 4 more. How many plums are there?")
+    assert three == {"Celine": "female", "Jillian": "female", "Mariah": "female"}
+    assert census_first_names()["Colby"] == "unisex"  # 90 % of its bearers are men: below the 95 % bar
+    for seed in range(5):  # one person with a unisex name: the pronouns choose the pool
+        twin = entity_rename("Colby runs 3 laps a day. How far does he run in a week?", seed)
+        assert twin.changes["names"]["Colby"] in name_table()["pool"]["male"] and "Colby" not in twin.text
+
+
+def test_lexicon_names_that_are_words_places_titles_or_parts_are_left_alone():
+    assert person_names("Walter and Holly bake 6 pies. King Arthur eats 2.") == {"Walter": "male"}
+    assert person_names("Nora drove to Dallas in 3 hours. Then she flew to India.") == {"Nora": "female"}
+    assert person_names("Dallas has 3 pens and Nora gives Dallas 2 more.") == {"Dallas": "unisex", "Nora": "female"}
+    assert person_names("Colby buys 2 pounds of colby cheese. How much does it cost?") == {}
+    assert person_names("The price of a gold Jewell is $40. What do 3 cost?") == {}
+    assert person_names("Miss Travis teaches 20 kids. How many does she teach?") == {"Travis": "surname"}
+    assert person_names("Sally, Wei-Hwa and D'Angelo share 12 figs.") == {"Sally": "female"}
+    assert lexicon_name_here("Travis has 5 pens.", "Travis") and not ordinary_word("Travis")
+    assert ordinary_word("Penny") and ordinary_word("rose")  # rose -> rise: inflections count
+
+
+def test_a_lexicon_name_the_pronouns_contradict_keeps_its_name():
+    # Marin is mostly a woman's name; here "his" can only be Marin's, so Marin's pool is unknown
+    twin = entity_rename("Marin and his neighbor Nancy each eat 4 apples a day. How many do they eat?", 2)
+    assert set(twin.changes["names"]) == {"Nancy"} and twin.text.startswith("Marin and his neighbor ")
+    assert entity_rename("Maggie asked the baker. He sold 3 buns. How many buns are left?", 0) is None
+    # pronouns that agree with the lexicon's gender: renamed as before
+    assert entity_rename("Maggie bakes 4 pies. She sells 3. How many pies are left?", 0) is not None
+
+
+def test_insertions_never_split_a_purpose_clause_a_numbered_ordinal_or_a_bare_count_question():
+    # what the seed-33 audit found (issue 31): each leaning sentence keeps the one before it
+    floods = "Floods left many families without food. To help, Mamou gives out 1,360 meals. How many are left?"
+    assert insertion_point(floods) == 0  # not before "To help", nor before the bare count question
+    cheer = "9 out of 10 cheerleaders are 64 inches tall. The 10th cheerleader is 60 inches tall. How tall are they?"
+    assert insertion_point(cheer) == 0
+    shells = "Jim found 27 shells. Carlos found 22. They shared them equally. How many did each person get?"
+    assert insertion_point(shells) == 1  # the question, "They" and the ellipsis "found 22" each lean back
+    assert insertion_point("Tom has 4 pens. Ann has 3 pens. How many pens does Ann have?") == 2  # a noun: free

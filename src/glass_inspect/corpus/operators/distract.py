@@ -144,7 +144,7 @@ def insertion_point(text: str, tex: bool = False) -> int:
     imperative clause ("In triangle $ABC$, ... Find $3A + 2B$. Note: ..."), so no insertion ever follows the
     question. Then moved up past every sentence that leans on the one before it (``reorder.leans_on_neighbour``:
     pronouns, pointing words, "the rest", "then", "A third", "we", "the same", a number-led ellipsis; "the
-    greater number"), past a lead-in ("the following", "below", a ":") and its display, past a numbered item,
+    greater number"; a purpose clause "To help", "The 10th", a count question without its noun), past a lead-in ("the following", "below", a ":") and its display, past a numbered item,
     and out of quoted speech, so an injected sentence never stands between a reference and its referent."""
     seg = segment(text, tex)
     q = min(seg.query, _last_query_clause(seg.sentences, tex))
@@ -159,6 +159,7 @@ def _guarded(seg: Segments, q: int, tex: bool) -> bool:
     return bool(
         leans_on_neighbour(seg.sentences[q], tex)
         or _NUMBER_REFERENCE.search(here)
+        or _OPENS_LEANING.match(here)
         or before.rstrip().endswith(":")
         or _LEAD_IN.search(before)
         or _DISPLAY_START.match(seg.sentences[q])
@@ -204,6 +205,14 @@ def _open_quote(before: str) -> bool:
 
 # "the greater number", "neither number", "the result": a question about numbers the setup just gave (a distractor
 # full of numbers in between could answer to it)
+# openings that lean on the sentence before (issue 31 audit, seed 33): a purpose clause ("To help, Mamou has
+# volunteered"), a numbered ordinal ("The 10th cheerleader"), a count question without its noun ("How many did
+# each person get?")
+_OPENS_LEANING = re.compile(
+    r"\W*(?:to\s+[a-z]+\b|the\s+\d+(?:st|nd|rd|th)\b|how\s+many\s+(?:did|do|does|is|are|was|were|will|would|can|could|"
+    r"should|has|have)\b)",
+    re.I,
+)
 _NUMBER_REFERENCE = re.compile(
     r"\b(?:(?:the|these|both|either|neither)\s+(?:(?:two|three|greater|smaller|larger|largest|smallest|first|second|"
     r"other)\s+)?numbers?\b(?!\s+of\b)|the (?:result|sum|product|quotient|remainder)\b(?!\s+of\b))",

@@ -9,6 +9,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from glass_inspect.corpus.operators.lexicon import census_first_names, ordinary_word
 from glass_inspect.corpus.operators.text import Twin, outside_maths, segment
 
 # ---------------------------------------------------------------------------------------------------- names
@@ -61,7 +62,45 @@ def name_table() -> dict[str, Any]:
         "person_nouns": frozenset(raw["person_nouns"]),
         "not_person_nouns": frozenset(raw["not_person_nouns"]),
         "comparative_bases": frozenset(raw["comparative_bases"]),
+        "lexicon_not_persons": frozenset(raw["lexicon_not_persons"]),
     }
+
+
+def first_name_gender(word: str) -> str | None:
+    """``female`` / ``male`` / ``unisex`` for a first name: the listed one (``names.json``, hand-checked) first,
+    else the census lexicon's (``lexicon.census_first_names``); None for a word that is neither."""
+    return name_table()["gender"].get(word) or census_first_names().get(word)
+
+
+# a place or a thing before the word: "in Austin", "drove to Houston", "a gold Jewell" (census first names that are
+# also places, or misspelt words)
+_NOT_PERSON_CONTEXT = (
+    r"(?:\b(?:in|at|from|near|into|across|around|through|towards?|of|visit(?:s|ed|ing)?)"
+    r"|\b(?:a|an|the|this|that|each|every|per)(?:\s+[a-z]+)?"
+    r"|\b(?:go(?:es)?|went|drive[sn]?|drove|fl(?:y|ies|ew)|travel\w*|mov(?:e[sd]?|ing)|walk\w*|r(?:ide|ides|ode)|trip)"
+    r"\s+(?:back\s+)?to)\s+"
+)
+
+
+def lexicon_name_here(plain: str, word: str) -> bool:
+    """Whether a first name only the census lexicon knows (not in ``names.json``'s lists) reads as a person in
+    ``plain``: no English word (``lexicon.ordinary_word``: Holly, Miles, King), no title (Miss), not a place, nation
+    or holiday (``lexicon_not_persons``: India, Easter), never also written in lower case there ("colby cheese"),
+    and never after a place preposition or an article ("in Austin", "drove to Dallas", "a gold Jewell")."""
+    if ordinary_word(word) or word in TITLE_WORDS or word in name_table()["lexicon_not_persons"]:
+        return False
+    if re.search(rf"\b{re.escape(word.lower())}\b", plain):
+        return False
+    return not re.search(_NOT_PERSON_CONTEXT + rf"{re.escape(word)}\b", plain, re.I)
+
+
+def part_of_a_word(plain: str, word: str) -> bool:
+    """Whether ``word`` is glued to a longer word somewhere in ``plain`` by a hyphen or an apostrophe ("T-Rex",
+    "D'Angelo", "Wei-Hwa"): the whole is a name or a thing, not the person ``word``."""
+    for m in re.finditer(rf"\b{re.escape(word)}\b", plain):
+        if re.search(r"[A-Za-z][-'’]$", plain[: m.start()]) or re.match(r"-[A-Za-z]", plain[m.end() :]):
+            return True
+    return False
 
 
 def sentence_starts(text: str, tex: bool) -> set[int]:
@@ -76,8 +115,9 @@ def sentence_starts(text: str, tex: bool) -> set[int]:
 def person_names(text: str, tex: bool = False) -> dict[str, str]:
     """Recognised person names of ``text`` -> ``"female" | "male" | "unisex" | "surname"``.
 
-    A listed first name counts anywhere; an ambiguous one (also a common word: Mark, Grace, Will) only if it is
-    capitalised somewhere other than a sentence start. A capitalised word after a title is a surname. Calendar
+    A listed first name (``names.json``) counts anywhere; an ambiguous one (also a common word: Mark, Grace, Will)
+    only if it is capitalised somewhere other than a sentence start. A name only the census lexicon knows (Travis,
+    Maggie, Celine) counts where ``lexicon_name_here`` reads it as a person, with the lexicon's gender. A capitalised word after a title is a surname. Calendar
     words never count.
     """
     table = name_table()
@@ -94,9 +134,12 @@ def person_names(text: str, tex: bool = False) -> dict[str, str]:
         found.pop(word, None)  # one compound use makes every use of the word ambiguous: leave it alone
     for m in _WORD.finditer(plain):
         word = m.group(0)
-        if word in found or word in compound or word in CALENDAR_WORDS or word not in table["gender"]:
+        gender = None if word in CALENDAR_WORDS else first_name_gender(word)
+        if word in found or word in compound or gender is None:
             continue
-        if in_compound_name(plain, word):
+        if word not in table["gender"] and not lexicon_name_here(plain, word):
+            continue
+        if in_compound_name(plain, word) or part_of_a_word(plain, word):
             continue
         if word == "Jack" and re.search(r"\b(Queen|King|Ace|cards?|deck)\b", plain):
             continue  # a card rank, not a person
@@ -104,7 +147,7 @@ def person_names(text: str, tex: bool = False) -> dict[str, str]:
             mid = any(k.start() not in starts for k in re.finditer(rf"\b{word}\b", plain))
             if not mid:
                 continue
-        found[word] = table["gender"][word]
+        found[word] = gender
     return found
 
 
@@ -163,6 +206,47 @@ def _replace_name(text: str, old: str, new: str) -> str:
     return re.sub(rf"\b{re.escape(old)}\b(?:([{_APOSTROPHES}])(s\b)?)?", sub, text)
 
 
+def doubtful_lexicon_genders(text: str, tex: bool, found: dict[str, str]) -> set[str]:
+    """The names of ``found`` only the census lexicon knows whose gender the text's pronouns contradict: every he /
+    she of the text is of the other gender and no other found name could be its referent ("Marin and his neighbor
+    Nancy": a name mostly given to women, here a man). Such a name keeps its name: its pool is unknown."""
+    pronouns = pronoun_gender(text, tex)
+    if pronouns is None:
+        return set()
+    listed = name_table()["gender"]
+    referents = [n for n, g in found.items() if g in (pronouns, "unisex")]
+    return {
+        n for n, g in found.items() if n not in listed and g not in (pronouns, "unisex", "surname") and not referents
+    }
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one substituted, inserted or deleted letter."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def misspelt_names(text: str, tex: bool, found: dict[str, str]) -> set[str]:
+    """The names of ``found`` that the text also spells another way, so a rename would leave a stray spelling behind
+    ("how many cars does joe remain with", "Ethel ... If Ethal has $8", "his friend Tashay ... Tasha had"): the name
+    in lower case, or a capitalised word that is no found name and extends the name by one or two letters or, for
+    names of four letters or more, lies one letter away."""
+    plain = outside_maths(text, tex)
+    words = set(re.findall(r"[A-Za-z]+", plain)) - set(found)
+    misspelt = set()
+    for name in found:
+        capitalised = {w for w in words if w[:1].isupper()}
+        extended = any(w.startswith(name) and 0 < len(w) - len(name) <= 2 for w in capitalised)
+        near = len(name) >= 4 and any(_one_edit_apart(name, w) for w in capitalised)
+        if name.lower() in words or extended or near:
+            misspelt.add(name)
+    return misspelt
+
+
 def entity_rename(text: str, seed: int, *, tex: bool = False, answer: str = "") -> Twin | None:
     """§3.1 ``entity_rename``: each recognised person name -> a pool name of the same gender, consistently.
 
@@ -170,11 +254,13 @@ def entity_rename(text: str, seed: int, *, tex: bool = False, answer: str = "") 
     ("San Diego") is not a person (``person_names``); when the text names one person, with a unisex name, and its
     he / she pronouns are all of one gender, the replacement comes from that gender's pool, so they still fit.
     A name the gold ``answer`` holds ("Who wins?" -> "devon") keeps its name, since the twin keeps the base's
-    answer. ``None`` when no name is left to rename.
+    answer, and so do a lexicon name whose gender the pronouns contradict (``doubtful_lexicon_genders``) and a name
+    the text also spells another way (``misspelt_names``). ``None`` when no name is left to rename.
     """
     kept = {w.lower() for w in re.findall(r"[A-Za-z]+", answer)}
     found = person_names(text, tex)
-    names = {n: g for n, g in found.items() if n.lower() not in kept}
+    doubtful = doubtful_lexicon_genders(text, tex, found) | misspelt_names(text, tex, found)
+    names = {n: g for n, g in found.items() if n.lower() not in kept and n not in doubtful}
     if not names:
         return None
     table = name_table()
