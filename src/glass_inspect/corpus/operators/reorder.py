@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from glass_inspect.corpus.operators.names import (
@@ -244,15 +245,8 @@ def back_references(
     if n < 2:
         return deps
     people = people or {}
-    plains = [outside_maths(s, tex) for s in setup]
-    content = [content_words(s, tex) for s in setup]
-    names = [person_names(s, tex) for s in setup]
-    nouns = [_things(c, found, p) for c, found, p in zip(content, names, plains, strict=True)]
-    genders = named_genders(names)
-    who = [set(found) | _pronoun_people(p, genders) for p, found in zip(plains, names, strict=False)]
-    money = [mentions_money(p) for p in plains]
-    timeless = [_timeless(p) for p in plains]
-    events = [bool(_EVENT.search(p)) and not timeless[i] for i, p in enumerate(plains)]
+    facts = _SetupFacts.of(setup, tex)
+    plains = facts.plains
     asked = content_words(query, tex)  # "Each rose needs 1 pound. ... how many roses?": the rose is the question's
     if_barriers = {0} if _INITIAL.search(plains[0]) else set()
     for j in range(1, n):
@@ -264,40 +258,12 @@ def back_references(
             deps[j].update(range(j))
         elif PLURAL_PRONOUN.search(plain):
             deps[j].update({0} if _opener_pronoun(plains, j) else range(j))
-        deps[j] |= pronoun_antecedents(setup, j, tex, people, names, genders)
-        if _TEMPORAL.search(plain):
-            deps[j].update(i for i in range(j) if _TEMPORAL.search(plains[i]))
-        if _ORDINAL.search(plain):
-            deps[j].update(i for i in range(j) if _ORDINAL.search(plains[i]))
-        for i in range(j):
-            share_noun = bool(nouns[i] & nouns[j])
-            share_who = bool(who[i] & who[j]) or "*" in who[i] or "*" in who[j]
-            if events[i] and events[j]:  # same thing, money, or the same person's story: keep the order
-                if share_noun or (money[i] and money[j]) or share_who:
-                    deps[j].add(i)
-            elif events[i] or events[j]:
-                state = j if events[i] else i
-                if not timeless[state] and (share_noun or share_who):
-                    deps[j].add(i)
-        definite = {
-            stem(w.lower())
-            for m in re.finditer(
-                r"\b(?:the|each|every)\s+(?:(?:number|amount|total) of\s+)?(\w+)(?:\s+(\w+))?", plain, re.I
-            )
-            for w in m.groups()
-            if w and len(w) > 2
-        } - {"same", "rest", "other"}
-        deps[j].update(i for i in range(j) if definite & nouns[i])
-        opening = re.match(r"\W*the\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", plain, re.I)
-        if opening and not any(stem(w) in nouns[i] for w in opening.groups() if w for i in range(j)):
-            deps[j].update(range(j))  # "The walls are 1 inch thick.": a bridging reference to what came before
+        deps[j] |= pronoun_antecedents(setup, j, tex, people, facts.names, facts.genders)
+        deps[j] |= _sequence_deps(plains, j) | _event_deps(facts, j) | _definite_deps(facts, j, asked)
         if re.match(r"\W*(if|when|unless|assuming)\b", plain, re.I) or _INITIAL.search(plain):
             if_barriers.add(j)
-        bridged = {stem(w) for w in re.findall(r"\b(?:each|every)\s+([A-Za-z]{3,})", plain, re.I)} - STOP_WORDS
-        if any(not any(w in nouns[i] for i in range(n) if i != j) and w not in asked for w in bridged):
-            deps[j].update(range(j))  # "from each place": a bridging reference to what came before
         if tex:
-            deps[j].update(i for i in range(j) if content[i] & content[j])
+            deps[j].update(i for i in range(j) if facts.content[i] & facts.content[j])
     if query_points_back(query, tex):
         deps[n - 1].update(range(n - 1))
     for j in if_barriers:  # a condition ("If the chair is 3 feet wide.") stays where it is
@@ -305,6 +271,91 @@ def back_references(
         for k in range(j + 1, n):
             deps[k].add(j)
     return deps
+
+
+@dataclass(frozen=True)
+class _SetupFacts:
+    """What the rules of ``back_references`` read off each setup sentence: its prose, content words, named
+    people, things (content words less names and event verbs), the people it may speak of (names and the names
+    its he / she may mean), whether it touches money, is timeless, or is an event."""
+
+    plains: list[str]
+    content: list[frozenset[str]]
+    names: list[dict[str, str]]
+    genders: dict[str, set[str]]
+    nouns: list[frozenset[str]]
+    who: list[set[str]]
+    money: list[bool]
+    timeless: list[bool]
+    events: list[bool]
+
+    @classmethod
+    def of(cls, setup: Sequence[str], tex: bool) -> _SetupFacts:
+        plains = [outside_maths(s, tex) for s in setup]
+        content = [content_words(s, tex) for s in setup]
+        names = [person_names(s, tex) for s in setup]
+        genders = named_genders(names)
+        timeless = [_timeless(p) for p in plains]
+        return cls(
+            plains=plains,
+            content=content,
+            names=names,
+            genders=genders,
+            nouns=[_things(c, found, p) for c, found, p in zip(content, names, plains, strict=True)],
+            who=[set(found) | _pronoun_people(p, genders) for p, found in zip(plains, names, strict=False)],
+            money=[mentions_money(p) for p in plains],
+            timeless=timeless,
+            events=[bool(_EVENT.search(p)) and not timeless[i] for i, p in enumerate(plains)],
+        )
+
+
+def _sequence_deps(plains: Sequence[str], j: int) -> set[int]:
+    """Sentences placed in time keep their order among themselves, and so do sentences holding an ordinal."""
+    out: set[int] = set()
+    for marker in (_TEMPORAL, _ORDINAL):
+        if marker.search(plains[j]):
+            out.update(i for i in range(j) if marker.search(plains[i]))
+    return out
+
+
+def _event_deps(facts: _SetupFacts, j: int) -> set[int]:
+    """The earlier sentences whose order an event rule keeps with sentence ``j``: two events sharing a thing,
+    money or a person; an event and a state that is not timeless sharing a thing or a person."""
+    out: set[int] = set()
+    for i in range(j):
+        share_noun = bool(facts.nouns[i] & facts.nouns[j])
+        share_who = bool(facts.who[i] & facts.who[j]) or "*" in facts.who[i] or "*" in facts.who[j]
+        if facts.events[i] and facts.events[j]:  # same thing, money, or the same person's story: keep the order
+            if share_noun or (facts.money[i] and facts.money[j]) or share_who:
+                out.add(i)
+        elif facts.events[i] or facts.events[j]:
+            state = j if facts.events[i] else i
+            if not facts.timeless[state] and (share_noun or share_who):
+                out.add(i)
+    return out
+
+
+def _definite_deps(facts: _SetupFacts, j: int, asked: frozenset[str]) -> set[int]:
+    """Definite and bridging references of sentence ``j``: "the teacher" after every earlier sentence holding
+    that noun; an opening "the X" or an "each X" that no other sentence (nor the question) names bridges to
+    what came before, so it stays after every earlier sentence."""
+    plain, nouns = facts.plains[j], facts.nouns
+    definite = {
+        stem(w.lower())
+        for m in re.finditer(
+            r"\b(?:the|each|every)\s+(?:(?:number|amount|total) of\s+)?(\w+)(?:\s+(\w+))?", plain, re.I
+        )
+        for w in m.groups()
+        if w and len(w) > 2
+    } - {"same", "rest", "other"}
+    out = {i for i in range(j) if definite & nouns[i]}
+    opening = re.match(r"\W*the\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", plain, re.I)
+    if opening and not any(stem(w) in nouns[i] for w in opening.groups() if w for i in range(j)):
+        out.update(range(j))  # "The walls are 1 inch thick.": a bridging reference to what came before
+    bridged = {stem(w) for w in re.findall(r"\b(?:each|every)\s+([A-Za-z]{3,})", plain, re.I)} - STOP_WORDS
+    if any(not any(w in nouns[i] for i in range(len(nouns)) if i != j) and w not in asked for w in bridged):
+        out.update(range(j))  # "from each place": a bridging reference to what came before
+    return out
 
 
 def named_genders(names: Sequence[dict[str, str]]) -> dict[str, set[str]]:
