@@ -6,7 +6,10 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
+
+from lemminflect import getAllLemmas
 
 from glass_inspect.corpus.operators.names import (
     CALENDAR_WORDS,
@@ -51,18 +54,20 @@ _BACK_MARKER = re.compile(
     r"later|next|finally|lastly|another|other|others|again|instead|otherwise|if not|if so|"
     r"same|now|still|this|these|those|such|both|either|neither|of them|of those|of these|meanwhile|"
     r"in addition|additionally|besides|whole|entire|the last|last one|previous|"
-    r"before|originally|initially|each of|all of|one of|some of|none of|rest|difference|"
+    r"before|originally|initially|each of(?!\s+\d)|all of|one of|some of|none of|rest|difference|"
     r"different|final|(?:the|his|her|their|its|my|your|our) new|ended up|end up|than that|in kind|likewise|similarly|here|"
     r"there(?!\s+(?:is|are|was|were|will|would|has|have|had|must|should|can|could|may|might|used|seems?|seemed|"
-    r"exists?|remains?|lives?|lived)\b)|"
+    r"exists?|remains?|lives?|lived)\b|['’]s\b)|"
     r"of (?:that|this|those|these|it|them)|(?:did|do|does|doing|done|like|after|before|for|with|all|is|was) that|"
-    r"the (?:money|profit|profits|change|savings|earnings|proceeds|remainder|result|cost|price|sum|amount|total|"
-    r"difference|number)|"
-    r"that (?:amount|number|long|time|price|rate|distance|speed|sum|figure|cost|size|weight|age|day|week|month|"
+    r"the (?:money|profit|profits|change|savings|earnings|proceeds|remainder|result|difference)|"
+    r"the (?:cost|price|sum|amount|total|number)(?!\s+of\s+(?!(?:the|them|it|this|that|these|those|his|her|their|its|"
+    r"my|your|our|each|all|both)\b)[a-z])|"
+    r"that (?:amount|number|long|time|price|rate|distance|speed|sum|figure|cost(?!\s*\$|\s+\d)|size|weight|age|day|week|month|"
     r"year|point|way|one|is))\b|"
-    r"^\W*(?:but|so|however|thus|therefore|hence|yet|and|or|plus|though|although|that \w+)\b|"
+    r"^\W*(?:so|however|thus|therefore|hence|yet|or|plus|though|although|that \w+)\b|"
     r"\b(?:the|his|her|their|its|\w+'s|\w+’s)\s+(?:first|second|third|fourth|fifth|last)\b"
-    r"(?!\s+(?:day|week|weekend|month|year|hour|minute|morning|night|round|half|game|season|semester|quarter)s?\b)|"
+    r"(?!\s+(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few)\s+)?"
+    r"(?:day|week|weekend|month|year|hour|minute|morning|night|round|half|game|season|semester|quarter)s?\b)|"
     r"^\W*one\s+(?!day|week|weekend|morning|afternoon|evening|night|time|year|month|hour)[a-z]+\s+(?:is|was|has|had)\b",
     re.I,
 )
@@ -79,23 +84,32 @@ _ELLIPTICAL_COMPARISON = re.compile(
     r"triple|half)\s*(?:[.,;!]|$|\b(?:in|on|at|for|to|now|today|during|when|while|if)\b)",
     re.I,
 )
-_EVENT = re.compile(
-    r"\b(gives?|gave|buys?|bought|sells?|sold|spends?|spent|eats?|ate|loses?|lost|takes?|took|uses?|used|"
-    r"receives?|received|adds?|added|removes?|removed|finds?|found|wins?|won|pays?|paid|gets?|got|"
-    r"borrows?|borrowed|returns?|returned|donates?|donated|breaks?|broke|trades?|traded|puts?|drops?|dropped|"
-    r"throws?|threw|shares?|shared|splits?|keeps?|kept|leaves?|moves?|moved|spills?|spilled|"
-    r"increase[sd]?|decrease[sd]?|raise[sd]?|reduce[sd]?|rises?|rose|falls?|fell|grows?|grew|doubled|tripled|"
-    r"halved|changes?|changed|discounted|went up|went down|picks?|picked|collects?|collected|makes?|made|"
-    r"saves?|saved|earns?|earned|invests?|invested|plants?|planted|bakes?|baked|catches?|caught|charged?|"
-    r"charges|orders?|ordered|rents?|rented|invites?|invited|hires?|hired|deposits?|deposited|withdr\w+|lends?|lent|sends?|sent|"
-    r"ships?|shipped|giving|buying|selling|spending|eating|losing|taking|using|receiving|adding|removing|"
-    r"finding|winning|paying|getting|borrowing|returning|donating|breaking|trading|putting|dropping|throwing|"
-    r"sharing|splitting|keeping|leaving|moving|spilling|picking|collecting|making|saving|earning|charging|"
-    r"ordering|renting|sending|cuts?|cutting|pass(?:es|ed)?|hands?|handed|fills?|filled|pours?|poured|"
-    r"opens?|opened|starts?|started|finish(?:es|ed)?|complet(?:es|ed)|visits?|visited|arrives?|arrived|beats?|serves?|served|"
-    r"feeds?|fed|wash(?:es|ed)|cleans?|cleaned|packs?|packed|delivers?|delivered|ships?|mails?|mailed)\b",
-    re.I,
+# events: a verb whose lemma (lemminflect's English lemma tables, so every inflection counts: completes,
+# completing, withdrew) names a change of what someone has, or a few fixed past forms and phrases
+_EVENT_LEMMAS = frozenset(
+    "give buy sell spend eat lose take use receive add remove find win pay get borrow return donate break trade "
+    "put drop throw share split keep leave move spill increase decrease raise reduce rise fall grow change pick "
+    "collect make save earn invest plant bake catch charge order rent invite hire deposit withdraw lend send ship "
+    "cut pass hand fill pour open start finish complete visit arrive beat serve feed wash clean pack deliver "
+    "mail".split()
 )
+# past forms whose other forms are comparisons or nouns ("double the number", "a 30% discount")
+_EVENT_PHRASE = re.compile(r"\b(?:doubled|tripled|halved|discounted|went up|went down)\b", re.I)
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+@lru_cache(maxsize=8192)
+def _event_word(word: str) -> bool:
+    """Whether ``word`` is a form of one of the event verbs."""
+    return not _EVENT_LEMMAS.isdisjoint(getAllLemmas(word.lower(), upos="VERB").get("VERB", ()))
+
+
+def event_verbs(plain: str) -> list[re.Match[str]]:
+    """The event verbs of a sentence's prose, in order."""
+    found = [m for m in _WORD.finditer(plain) if _event_word(m.group(0))] + list(_EVENT_PHRASE.finditer(plain))
+    return sorted(found, key=lambda m: m.start())
+
+
 # a timeless definition ("Each box holds 6 pens", "A ticket costs $5", "There are 7 days in a week")
 _DEFINITION = re.compile(
     r"^\s*(?:(?:each|every|one|a|an)\s+(?:\w+\s+){0,4}?(?:costs?|holds?|contains?|weighs?|has|is|takes?|needs?|"
@@ -134,7 +148,7 @@ def _timeless(plain: str) -> bool:
     numbers = list(NUMBER_SPAN.finditer(plain))
     if numbers and all(_RATE_AFTER.match(plain[m.end() : m.end() + 48]) for m in numbers):
         return True
-    verbs = list(_EVENT.finditer(plain))
+    verbs = event_verbs(plain)
     return bool(verbs) and all(_ABILITY.search(plain[: m.start()]) for m in verbs)
 
 
@@ -291,7 +305,7 @@ class _SetupFacts:
 
     @classmethod
     def of(cls, setup: Sequence[str], tex: bool) -> _SetupFacts:
-        plains = [outside_maths(s, tex) for s in setup]
+        plains = [_prose(s, tex) for s in setup]
         content = [content_words(s, tex) for s in setup]
         names = [person_names(s, tex) for s in setup]
         genders = named_genders(names)
@@ -305,17 +319,27 @@ class _SetupFacts:
             who=[set(found) | _pronoun_people(p, genders) for p, found in zip(plains, names, strict=False)],
             money=[mentions_money(p) for p in plains],
             timeless=timeless,
-            events=[bool(_EVENT.search(p)) and not timeless[i] for i, p in enumerate(plains)],
+            events=[bool(event_verbs(p)) and not timeless[i] for i, p in enumerate(plains)],
         )
 
 
 def _sequence_deps(plains: Sequence[str], j: int) -> set[int]:
-    """Sentences placed in time keep their order among themselves, and so do sentences holding an ordinal."""
+    """Sentences placed in time keep their order among themselves, and so do sentences holding an ordinal; an
+    ordinal time phrase ("the first 3 weeks") stays after every sentence naming its unit (the period it cuts)."""
     out: set[int] = set()
     for marker in (_TEMPORAL, _ORDINAL):
         if marker.search(plains[j]):
             out.update(i for i in range(j) if marker.search(plains[i]))
+    for unit in {u.lower() for u in _ORDINAL_TIME.findall(plains[j])}:
+        out.update(i for i in range(j) if re.search(rf"\b{unit}s?\b", plains[i], re.I))
     return out
+
+
+_ORDINAL_TIME = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|last|next)\s+(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few)\s+)?"
+    r"(day|week|month|year|hour|minute|round|game|season)s?\b",
+    re.I,
+)
 
 
 def _event_deps(facts: _SetupFacts, j: int) -> set[int]:
@@ -335,19 +359,24 @@ def _event_deps(facts: _SetupFacts, j: int) -> set[int]:
     return out
 
 
+# a definite or distributive noun phrase: "the teacher", "each child", "the number of pens", "the first 2 hours"
+_DEFINITE = re.compile(
+    r"\b(?:the|each|every)\s+(?:(?:number|amount|total|cost|price|sum) of\s+)?"
+    r"(?:(?:first|second|third|fourth|fifth|last|next)\s+)?(?:\d+\s+)?(\w+)(?:\s+(\w+))?",
+    re.I,
+)
+
+
 def _definite_deps(facts: _SetupFacts, j: int, asked: frozenset[str]) -> set[int]:
     """Definite and bridging references of sentence ``j``: "the teacher" after every earlier sentence holding
     that noun; an opening "the X" or an "each X" that no other sentence (nor the question) names bridges to
     what came before, so it stays after every earlier sentence."""
     plain, nouns = facts.plains[j], facts.nouns
-    definite = {
-        stem(w.lower())
-        for m in re.finditer(
-            r"\b(?:the|each|every)\s+(?:(?:number|amount|total) of\s+)?(\w+)(?:\s+(\w+))?", plain, re.I
-        )
-        for w in m.groups()
-        if w and len(w) > 2
-    } - {"same", "rest", "other"}
+    definite = {stem(w.lower()) for m in _DEFINITE.finditer(plain) for w in m.groups() if w and len(w) > 2} - {
+        "same",
+        "rest",
+        "other",
+    }
     out = {i for i in range(j) if definite & nouns[i]}
     opening = re.match(r"\W*the\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", plain, re.I)
     if opening and not any(stem(w) in nouns[i] for w in opening.groups() if w for i in range(j)):
@@ -413,7 +442,7 @@ def _pronoun_people(plain: str, genders: dict[str, set[str]]) -> set[str]:
 def _things(content: frozenset[str], names: dict[str, str], plain: str) -> frozenset[str]:
     """The words through which two sentences speak of the same thing: content words without names and event
     verbs ("Ann buys 3 pens. Bob buys 2 cups." share no thing; units stay: "She scooped up 2 pounds" is taffy)."""
-    verbs = {stem(m.group(0).lower()) for m in _EVENT.finditer(plain)}
+    verbs = {stem(m.group(0).lower()) for m in event_verbs(plain)}
     return content - {stem(n) for n in names} - verbs
 
 
@@ -467,7 +496,8 @@ _TEMPORAL = re.compile(
     r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|morning|afternoon|evening|night|today|"
     r"tonight|yesterday|tomorrow|january|february|march|april|june|july|august|september|october|november|"
     r"december|spring|summer|autumn|fall|winter|(?:first|second|third|fourth|fifth|last|next|previous|following)"
-    r" (?:day|week|month|year|hour|time|round|game|season))\b",
+    r" (?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few) )?"
+    r"(?:day|week|month|year|hour|minute|time|round|game|season)s?)\b",
     re.I,
 )
 # a number with no noun after it: "eats three for breakfast", "with four", "gives 2 to Ann", "68 of the points"
@@ -543,7 +573,7 @@ def glued(setup: Sequence[str], tex: bool = False) -> set[int]:
     parenthesis), so no other sentence may come between them."""
     out = set()
     for j in range(1, len(setup)):
-        plain = outside_maths(setup[j], tex)
+        plain = _prose(setup[j], tex)
         pointed = {stem(w) for w in re.findall(r"\bthe\s+([A-Za-z]{3,})", plain, re.I)}
         if pointed & content_words(setup[j - 1], tex):  # "The class ..." right after the sentence with the classes
             out.add(j)
@@ -613,17 +643,42 @@ _LEANS_BACK = re.compile(
 )
 
 
+# a connective that only joins a sentence to the one before ("But he has ...", "And she ...", "Also, ..."): the
+# sentence is read without it, and loses it when it leaves that sentence (``_drop_additive``)
+_OPENING_CONNECTIVE = re.compile(r"^(\W*)(?:but|and|also)\b,?\s*(?=\S)", re.I)
+
+
+def _prose(sentence: str, tex: bool) -> str:
+    """A sentence's prose (``outside_maths``) as the rules read it: without an opening connective."""
+    plain = outside_maths(sentence, tex)
+    opener = _OPENING_CONNECTIVE.match(plain)
+    return plain[opener.end() :] if opener else plain
+
+
+def _detached(sentence: str) -> str | None:
+    """``sentence`` without the words that tie it to the sentence it followed: an opening But / And / Also (the
+    next word capitalised), an "also" / "too" / "as well" inside. None when such a word cannot go cleanly (a
+    sentence opening with "Too" or "As well")."""
+    opener = _OPENING_CONNECTIVE.match(sentence)
+    if opener:
+        rest = sentence[opener.end() :]
+        sentence = opener.group(1) + rest[:1].upper() + rest[1:]
+    if _ADDITIVE.search(sentence) and re.match(r"\W*(too|as well)\b", sentence, re.I):
+        return None
+    return _ADDITIVE.sub("", sentence)
+
+
 def _drop_additive(setup: Sequence[str], order: list[int]) -> list[str] | None:
-    """The setup in ``order``, where a sentence with "also" / "too" / "as well" that no longer follows the sentence
-    it followed loses that word ("He also has a job" -> "He has a job"): the word adds to the statement just
-    before it. None when the word cannot go cleanly (a sentence opening with "Also")."""
-    out = []
+    """The setup in ``order``, where a sentence that no longer follows the sentence it followed loses its
+    connective and additive words (``_detached``: "But he also has a job" -> "He has a job"): they join it to
+    the statement just before it. None when a word cannot go cleanly."""
+    out: list[str] = []
     for k, i in enumerate(order):
-        sentence = setup[i]
-        if _ADDITIVE.search(sentence) and i > 0 and (k == 0 or order[k - 1] != i - 1):
-            if re.match(r"\W*(also|too|as well)\b", sentence, re.I):
+        sentence: str | None = setup[i]
+        if i > 0 and (k == 0 or order[k - 1] != i - 1):
+            sentence = _detached(setup[i])
+            if sentence is None:
                 return None
-            sentence = _ADDITIVE.sub("", sentence)
         out.append(sentence)
     return out
 
