@@ -230,3 +230,12 @@ def test_round_three_phrases_that_are_no_back_reference():
     # "There's" is existential like "There is"; an adverbial "there" leans back
     assert graph("Ann has 3 pens. There's a fee of $2 per cup. How much?")[1] == set()
     assert graph("Ann has 3 pens. Bob walks there twice. How far?")[1] == {0}
+
+
+def test_a_shared_word_that_is_only_a_verb_names_no_thing():
+    parallel = "Ida has 40 cups. Each tray weighs 8 ounces. Each mug weighs 2 ounces. How heavy are 3 trays and 4 mugs?"
+    assert graph(parallel)[2] == {0}  # the opening scene, not the tray
+    # a word that is also a noun may still name a thing ("costs": the costs)
+    from glass_inspect.corpus.operators.reorder import _only_verb
+
+    assert _only_verb("weighs") and not _only_verb("costs") and not _only_verb("Ida")

@@ -440,10 +440,18 @@ def _pronoun_people(plain: str, genders: dict[str, set[str]]) -> set[str]:
 
 
 def _things(content: frozenset[str], names: dict[str, str], plain: str) -> frozenset[str]:
-    """The words through which two sentences speak of the same thing: content words without names and event
-    verbs ("Ann buys 3 pens. Bob buys 2 cups." share no thing; units stay: "She scooped up 2 pounds" is taffy)."""
-    verbs = {stem(m.group(0).lower()) for m in event_verbs(plain)}
-    return content - {stem(n) for n in names} - verbs
+    """The words through which two sentences speak of the same thing: content words without names, event verbs
+    and words that are only verbs ("Ann buys 3 pens. Bob buys 2 cups.", "Each box weighs 8 ounces. Each pen
+    weighs 1 ounce." share no thing; units stay: "She scooped up 2 pounds" is taffy)."""
+    verbs = {m.group(0) for m in event_verbs(plain)} | {w for w in _WORD.findall(plain) if _only_verb(w)}
+    return content - {stem(n) for n in names} - {stem(v.lower()) for v in verbs}
+
+
+@lru_cache(maxsize=8192)
+def _only_verb(word: str) -> bool:
+    """Whether ``word`` is a verb form and nothing else in lemminflect's tables ("weighs", "knows"; not "costs")."""
+    kinds = set(getAllLemmas(word.lower()))
+    return bool(kinds) and kinds <= {"VERB", "AUX"}
 
 
 def _refers_back(plain: str) -> bool:
