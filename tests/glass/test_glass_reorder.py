@@ -239,3 +239,18 @@ def test_a_shared_word_that_is_only_a_verb_names_no_thing():
     from glass_inspect.corpus.operators.reorder import _only_verb
 
     assert _only_verb("weighs") and not _only_verb("costs") and not _only_verb("Ida")
+
+
+def test_an_opening_that_introduces_the_cast_or_the_place_stays_first():
+    cast = "Kate hired Omar and Lucy for $9 an hour. Omar worked 3 hours. Lucy worked 5 hours. How much did they earn?"
+    assert all(d >= {0} for d in list(graph(cast).values())[1:])
+    assert twins(cast) and all(t.startswith("Kate hired Omar and Lucy") for t in twins(cast))
+    place = "At a fair, a pie is 4 dollars. A cake is 3 dollars more than a pie. A tart is 2 dollars. How much?"
+    assert twins(place) and all(t.startswith("At a fair,") for t in twins(place))
+    # one person's opening with a number may still move
+    assert graph("Lia has 3 cups. Omar has 4 pens. How many pens are there?")[1] == set()
+
+
+def test_a_counted_definite_period_stays_after_the_period():
+    text = "Ida can bake 40 buns in two hours. Omar bakes half as many buns in an hour as Ida bakes in the two hours."
+    assert graph(text + " How many buns?")[1] == {0}

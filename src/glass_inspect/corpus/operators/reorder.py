@@ -264,7 +264,7 @@ def back_references(
     asked = content_words(query, tex)  # "Each rose needs 1 pound. ... how many roses?": the rose is the question's
     if_barriers = {0} if _INITIAL.search(plains[0]) else set()
     for j in range(1, n):
-        if opening_scene(setup, tex) or _SPECIFIC_START.match(plains[j]):
+        if opening_scene(setup, tex) or introduces_cast(setup[0], tex) or _SPECIFIC_START.match(plains[j]):
             deps[j].add(0)  # the opening sets the scene: only a general fact ("Eggs are 75 calories each") precedes it
     for j in range(1, n):
         plain = plains[j]
@@ -325,7 +325,8 @@ class _SetupFacts:
 
 def _sequence_deps(plains: Sequence[str], j: int) -> set[int]:
     """Sentences placed in time keep their order among themselves, and so do sentences holding an ordinal; an
-    ordinal time phrase ("the first 3 weeks") stays after every sentence naming its unit (the period it cuts)."""
+    ordinal or counted definite time phrase ("the first 3 weeks", "in the two hours") stays after every sentence
+    naming its unit (the period it cuts or repeats)."""
     out: set[int] = set()
     for marker in (_TEMPORAL, _ORDINAL):
         if marker.search(plains[j]):
@@ -335,8 +336,10 @@ def _sequence_deps(plains: Sequence[str], j: int) -> set[int]:
     return out
 
 
+_COUNT = r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few)"
+# a period cut out of a stated one: "the first 3 weeks", "the next day", "in the two hours"
 _ORDINAL_TIME = re.compile(
-    r"\b(?:first|second|third|fourth|fifth|last|next)\s+(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few)\s+)?"
+    rf"\b(?:(?:first|second|third|fourth|fifth|last|next)\s+(?:{_COUNT}\s+)?|the\s+{_COUNT}\s+)"
     r"(day|week|month|year|hour|minute|round|game|season)s?\b",
     re.I,
 )
@@ -401,6 +404,18 @@ def query_points_back(query: str, tex: bool) -> bool:
     """Whether the query refers to the last event ("after that", "then", "this"): the last setup sentence stays
     last."""
     return bool(_QUERY_BACK.search(outside_maths(query, tex)))
+
+
+# an opening place phrase: "At a restaurant, ...", "In the park, ..."
+_PLACE_OPENING = re.compile(r"^\W*(?:at|in|on|inside)\s+(?:a|an|the)\s+[^,.]{1,40},", re.I)
+
+
+def introduces_cast(first: str, tex: bool) -> bool:
+    """Whether a first sentence that states numbers still sets the scene and stays first: it names two or more
+    people ("Tabitha agreed to pay John and Jill $10 an hour", "Blake and Kelly are having a contest ...") or
+    opens on a place ("At a restaurant, ...")."""
+    people = [n for n, kind in person_names(first, tex).items() if kind != "surname"]
+    return len(people) >= 2 or bool(_PLACE_OPENING.match(outside_maths(first, tex)))
 
 
 def opening_scene(setup: Sequence[str], tex: bool) -> bool:
