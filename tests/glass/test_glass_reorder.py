@@ -249,6 +249,8 @@ def test_an_opening_that_introduces_the_cast_or_the_place_stays_first():
     assert twins(place) and all(t.startswith("At a fair,") for t in twins(place))
     # one person's opening with a number may still move
     assert graph("Lia has 3 cups. Omar has 4 pens. How many pens are there?")[1] == set()
+    # a comparison between the two is a fact, not a cast: it may move
+    assert graph("Kate has twice as many cups as Omar. Omar has 4 cups. How many cups does Kate have?")[1] == set()
 
 
 def test_a_counted_definite_period_stays_after_the_period():

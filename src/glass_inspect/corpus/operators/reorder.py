@@ -228,9 +228,11 @@ def back_references(
 ) -> dict[int, set[int]]:
     """The constraint graph of a setup: for each sentence, the earlier sentences it must stay after.
 
-    * **opening scene**: a first sentence stating no number ("Janet runs a bakery.") stays first;
-    * **markers** (that many, the rest, remaining, then, also, another, this / these, if not, it / they, there,
-      a sentence opening with But / So, "2 more" with no "than") tie a sentence to every sentence before it;
+    * **opening scene**: a first sentence stating no number ("Janet runs a bakery."), naming two or more people
+      or opening on a place ("At a fair, ...") stays first (``introduces_cast``);
+    * **markers** (that many, the rest, remaining, then, another, this / these, if not, it / they, there,
+      a sentence opening with So, "2 more" with no "than") tie a sentence to every sentence before it; an
+      opening But / And / Also is read away (``_prose``) and goes when the sentence moves;
     * **he / she** not preceded by a name in its own sentence: after the nearest earlier sentence naming a
       person of that gender (every earlier sentence when none does, or when two people of that gender appear),
       unless ``people`` (``repairable_people``) names the only person of that gender;
@@ -248,7 +250,8 @@ def back_references(
       number or quantifier ("One says 80.", "3 were orange", "The first needs ..."), refers to an earlier noun:
       after every earlier sentence;
     * **time**: sentences placed in time (On Friday, One weekend, In the afternoon, the next day, ...) keep
-      their order among themselves;
+      their order among themselves; "the first 3 weeks", "in the two hours" stay after the sentences naming
+      weeks / hours;
     * **the query**: when it refers to the last event ("after that", "then", "this", ...), the last setup sentence
       stays last;
     * **LaTeX**: a sentence sharing a maths letter or content word with an earlier one stays after it (a
@@ -262,7 +265,6 @@ def back_references(
     facts = _SetupFacts.of(setup, tex)
     plains = facts.plains
     asked = content_words(query, tex)  # "Each rose needs 1 pound. ... how many roses?": the rose is the question's
-    if_barriers = {0} if _INITIAL.search(plains[0]) else set()
     for j in range(1, n):
         if opening_scene(setup, tex) or introduces_cast(setup[0], tex) or _SPECIFIC_START.match(plains[j]):
             deps[j].add(0)  # the opening sets the scene: only a general fact ("Eggs are 75 calories each") precedes it
@@ -274,17 +276,23 @@ def back_references(
             deps[j].update({0} if _opener_pronoun(plains, j) else range(j))
         deps[j] |= pronoun_antecedents(setup, j, tex, people, facts.names, facts.genders)
         deps[j] |= _sequence_deps(plains, j) | _event_deps(facts, j) | _definite_deps(facts, j, asked)
-        if re.match(r"\W*(if|when|unless|assuming)\b", plain, re.I) or _INITIAL.search(plain):
-            if_barriers.add(j)
         if tex:
             deps[j].update(i for i in range(j) if facts.content[i] & facts.content[j])
     if query_points_back(query, tex):
         deps[n - 1].update(range(n - 1))
-    for j in if_barriers:  # a condition ("If the chair is 3 feet wide.") stays where it is
-        deps[j].update(range(j))
-        for k in range(j + 1, n):
-            deps[k].add(j)
+    _hold_conditions(plains, deps)
     return deps
+
+
+def _hold_conditions(plains: Sequence[str], deps: dict[int, set[int]]) -> None:
+    """A condition ("If the chair is 3 feet wide.") or an initial state ("starts with $200") stays where it is:
+    after every sentence before it, before every sentence after it."""
+    n = len(plains)
+    for j, plain in enumerate(plains):
+        if _INITIAL.search(plain) or (j > 0 and re.match(r"\W*(if|when|unless|assuming)\b", plain, re.I)):
+            deps[j].update(range(j))
+            for k in range(j + 1, n):
+                deps[k].add(j)
 
 
 @dataclass(frozen=True)
@@ -406,16 +414,19 @@ def query_points_back(query: str, tex: bool) -> bool:
     return bool(_QUERY_BACK.search(outside_maths(query, tex)))
 
 
+_COMPARISON = re.compile(r"\b(?:than|times|twice|half|as\s+\w+(?:\s+\w+)?\s+as)\b", re.I)
 # an opening place phrase: "At a restaurant, ...", "In the park, ..."
 _PLACE_OPENING = re.compile(r"^\W*(?:at|in|on|inside)\s+(?:a|an|the)\s+[^,.]{1,40},", re.I)
 
 
 def introduces_cast(first: str, tex: bool) -> bool:
     """Whether a first sentence that states numbers still sets the scene and stays first: it names two or more
-    people ("Tabitha agreed to pay John and Jill $10 an hour", "Blake and Kelly are having a contest ...") or
-    opens on a place ("At a restaurant, ...")."""
+    people ("Tabitha agreed to pay John and Jill $10 an hour", "Blake and Kelly are having a contest ...") and
+    compares none of them ("Lucy has three times as many as Adam" is a fact), or opens on a place ("At a
+    restaurant, ...")."""
+    plain = outside_maths(first, tex)
     people = [n for n, kind in person_names(first, tex).items() if kind != "surname"]
-    return len(people) >= 2 or bool(_PLACE_OPENING.match(outside_maths(first, tex)))
+    return (len(people) >= 2 and not _COMPARISON.search(plain)) or bool(_PLACE_OPENING.match(plain))
 
 
 def opening_scene(setup: Sequence[str], tex: bool) -> bool:
