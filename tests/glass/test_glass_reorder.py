@@ -218,7 +218,9 @@ def test_round_three_phrases_that_are_no_back_reference():
     assert graph("A camp lasts 9 weeks. Bob rests for the first 3 weeks. How long?")[1] == {0}
     assert graph("Ann has 3 pens. Bob sees the third 2 kids. How many pens?")[1] == {0}  # an ordinal of things
     # "the number of X" is a definite reference to X, not to everything before it
-    assert graph("Ann has 3 pens. Bob has twice the number of cups that Cy has. How many?")[1] == set()
+    assert graph("Ann has 3 pens. Bob has twice the number of cups that Cy has. How many cups?")[1] == set()
+    # ... and, when nothing else names X, a bridging reference to what came before
+    assert graph("Ann has 3 pens. Bob has twice the number of cups that Cy has. How many?")[1] == {0}
     assert graph("Ann has 3 cups. Bob has twice the number of cups that Cy has. How many?")[1] == {0}
     assert graph("Ann has 3 pens. Bob has twice the number of them. How many?")[1] == {0}
     # "each of 20 boxes" counts new things; "each of the boxes" may mean earlier ones

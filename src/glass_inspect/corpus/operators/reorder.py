@@ -378,10 +378,15 @@ _DEFINITE = re.compile(
 )
 
 
+# "each place", "the number of shoplifters": a bridging reference when no other sentence names the thing
+_BRIDGING = re.compile(r"\b(?:each|every|the (?:cost|price|sum|amount|total|number) of)\s+([A-Za-z]{3,})", re.I)
+
+
 def _definite_deps(facts: _SetupFacts, j: int, asked: frozenset[str]) -> set[int]:
     """Definite and bridging references of sentence ``j``: "the teacher" after every earlier sentence holding
     that noun; an opening "the X" or an "each X" that no other sentence (nor the question) names bridges to
-    what came before, so it stays after every earlier sentence."""
+    what came before, so it stays after every earlier sentence; so does "the number of X" when nothing else names
+    X."""
     plain, nouns = facts.plains[j], facts.nouns
     definite = {stem(w.lower()) for m in _DEFINITE.finditer(plain) for w in m.groups() if w and len(w) > 2} - {
         "same",
@@ -392,7 +397,7 @@ def _definite_deps(facts: _SetupFacts, j: int, asked: frozenset[str]) -> set[int
     opening = re.match(r"\W*the\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", plain, re.I)
     if opening and not any(stem(w) in nouns[i] for w in opening.groups() if w for i in range(j)):
         out.update(range(j))  # "The walls are 1 inch thick.": a bridging reference to what came before
-    bridged = {stem(w) for w in re.findall(r"\b(?:each|every)\s+([A-Za-z]{3,})", plain, re.I)} - STOP_WORDS
+    bridged = {stem(w) for w in _BRIDGING.findall(plain)} - STOP_WORDS
     if any(not any(w in nouns[i] for i in range(len(nouns)) if i != j) and w not in asked for w in bridged):
         out.update(range(j))  # "from each place": a bridging reference to what came before
     return out
