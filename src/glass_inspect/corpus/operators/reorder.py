@@ -713,11 +713,10 @@ def _drop_additive(setup: Sequence[str], order: list[int]) -> list[str] | None:
     the statement just before it. None when a word cannot go cleanly."""
     out: list[str] = []
     for k, i in enumerate(order):
-        sentence: str | None = setup[i]
-        if i > 0 and (k == 0 or order[k - 1] != i - 1):
-            sentence = _detached(setup[i])
-            if sentence is None:
-                return None
+        moved = i > 0 and (k == 0 or order[k - 1] != i - 1)
+        sentence = _detached(setup[i]) if moved else setup[i]
+        if sentence is None:
+            return None
         out.append(sentence)
     return out
 
