@@ -5,7 +5,11 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
+
+from lemminflect import getAllLemmas
 
 from glass_inspect.corpus.operators.names import (
     CALENDAR_WORDS,
@@ -50,18 +54,20 @@ _BACK_MARKER = re.compile(
     r"later|next|finally|lastly|another|other|others|again|instead|otherwise|if not|if so|"
     r"same|now|still|this|these|those|such|both|either|neither|of them|of those|of these|meanwhile|"
     r"in addition|additionally|besides|whole|entire|the last|last one|previous|"
-    r"before|originally|initially|each of|all of|one of|some of|none of|rest|difference|"
+    r"before|originally|initially|each of(?!\s+\d)|all of|one of|some of|none of|rest|difference|"
     r"different|final|(?:the|his|her|their|its|my|your|our) new|ended up|end up|than that|in kind|likewise|similarly|here|"
     r"there(?!\s+(?:is|are|was|were|will|would|has|have|had|must|should|can|could|may|might|used|seems?|seemed|"
-    r"exists?|remains?|lives?|lived)\b)|"
+    r"exists?|remains?|lives?|lived)\b|['’]s\b)|"
     r"of (?:that|this|those|these|it|them)|(?:did|do|does|doing|done|like|after|before|for|with|all|is|was) that|"
-    r"the (?:money|profit|profits|change|savings|earnings|proceeds|remainder|result|cost|price|sum|amount|total|"
-    r"difference|number)|"
-    r"that (?:amount|number|long|time|price|rate|distance|speed|sum|figure|cost|size|weight|age|day|week|month|"
+    r"the (?:money|profit|profits|change|savings|earnings|proceeds|remainder|result|difference)|"
+    r"the (?:cost|price|sum|amount|total|number)(?!\s+of\s+(?!(?:the|them|it|this|that|these|those|his|her|their|its|"
+    r"my|your|our|each|all|both)\b)[a-z])|"
+    r"that (?:amount|number|long|time|price|rate|distance|speed|sum|figure|cost(?!\s*\$|\s+\d)|size|weight|age|day|week|month|"
     r"year|point|way|one|is))\b|"
-    r"^\W*(?:but|so|however|thus|therefore|hence|yet|and|or|plus|though|although|that \w+)\b|"
+    r"^\W*(?:so|however|thus|therefore|hence|yet|or|plus|though|although|that \w+)\b|"
     r"\b(?:the|his|her|their|its|\w+'s|\w+’s)\s+(?:first|second|third|fourth|fifth|last)\b"
-    r"(?!\s+(?:day|week|weekend|month|year|hour|minute|morning|night|round|half|game|season|semester|quarter)s?\b)|"
+    r"(?!\s+(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few)\s+)?"
+    r"(?:day|week|weekend|month|year|hour|minute|morning|night|round|half|game|season|semester|quarter)s?\b)|"
     r"^\W*one\s+(?!day|week|weekend|morning|afternoon|evening|night|time|year|month|hour)[a-z]+\s+(?:is|was|has|had)\b",
     re.I,
 )
@@ -78,23 +84,32 @@ _ELLIPTICAL_COMPARISON = re.compile(
     r"triple|half)\s*(?:[.,;!]|$|\b(?:in|on|at|for|to|now|today|during|when|while|if)\b)",
     re.I,
 )
-_EVENT = re.compile(
-    r"\b(gives?|gave|buys?|bought|sells?|sold|spends?|spent|eats?|ate|loses?|lost|takes?|took|uses?|used|"
-    r"receives?|received|adds?|added|removes?|removed|finds?|found|wins?|won|pays?|paid|gets?|got|"
-    r"borrows?|borrowed|returns?|returned|donates?|donated|breaks?|broke|trades?|traded|puts?|drops?|dropped|"
-    r"throws?|threw|shares?|shared|splits?|keeps?|kept|leaves?|moves?|moved|spills?|spilled|"
-    r"increase[sd]?|decrease[sd]?|raise[sd]?|reduce[sd]?|rises?|rose|falls?|fell|grows?|grew|doubled|tripled|"
-    r"halved|changes?|changed|discounted|went up|went down|picks?|picked|collects?|collected|makes?|made|"
-    r"saves?|saved|earns?|earned|invests?|invested|plants?|planted|bakes?|baked|catches?|caught|charged?|"
-    r"charges|orders?|ordered|rents?|rented|invites?|invited|hires?|hired|deposits?|deposited|withdr\w+|lends?|lent|sends?|sent|"
-    r"ships?|shipped|giving|buying|selling|spending|eating|losing|taking|using|receiving|adding|removing|"
-    r"finding|winning|paying|getting|borrowing|returning|donating|breaking|trading|putting|dropping|throwing|"
-    r"sharing|splitting|keeping|leaving|moving|spilling|picking|collecting|making|saving|earning|charging|"
-    r"ordering|renting|sending|cuts?|cutting|pass(?:es|ed)?|hands?|handed|fills?|filled|pours?|poured|"
-    r"opens?|opened|starts?|started|finish(?:es|ed)?|complet(?:es|ed)|visits?|visited|arrives?|arrived|beats?|serves?|served|"
-    r"feeds?|fed|wash(?:es|ed)|cleans?|cleaned|packs?|packed|delivers?|delivered|ships?|mails?|mailed)\b",
-    re.I,
+# events: a verb whose lemma (lemminflect's English lemma tables, so every inflection counts: completes,
+# completing, withdrew) names a change of what someone has, or a few fixed past forms and phrases
+_EVENT_LEMMAS = frozenset(
+    "give buy sell spend eat lose take use receive add remove find win pay get borrow return donate break trade "
+    "put drop throw share split keep leave move spill increase decrease raise reduce rise fall grow change pick "
+    "collect make save earn invest plant bake catch charge order rent invite hire deposit withdraw lend send ship "
+    "cut pass hand fill pour open start finish complete visit arrive beat serve feed wash clean pack deliver "
+    "mail".split()
 )
+# past forms whose other forms are comparisons or nouns ("double the number", "a 30% discount")
+_EVENT_PHRASE = re.compile(r"\b(?:doubled|tripled|halved|discounted|went up|went down)\b", re.I)
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+@lru_cache(maxsize=8192)
+def _event_word(word: str) -> bool:
+    """Whether ``word`` is a form of one of the event verbs."""
+    return not _EVENT_LEMMAS.isdisjoint(getAllLemmas(word.lower(), upos="VERB").get("VERB", ()))
+
+
+def event_verbs(plain: str) -> list[re.Match[str]]:
+    """The event verbs of a sentence's prose, in order."""
+    found = [m for m in _WORD.finditer(plain) if _event_word(m.group(0))] + list(_EVENT_PHRASE.finditer(plain))
+    return sorted(found, key=lambda m: m.start())
+
+
 # a timeless definition ("Each box holds 6 pens", "A ticket costs $5", "There are 7 days in a week")
 _DEFINITION = re.compile(
     r"^\s*(?:(?:each|every|one|a|an)\s+(?:\w+\s+){0,4}?(?:costs?|holds?|contains?|weighs?|has|is|takes?|needs?|"
@@ -133,7 +148,7 @@ def _timeless(plain: str) -> bool:
     numbers = list(NUMBER_SPAN.finditer(plain))
     if numbers and all(_RATE_AFTER.match(plain[m.end() : m.end() + 48]) for m in numbers):
         return True
-    verbs = list(_EVENT.finditer(plain))
+    verbs = event_verbs(plain)
     return bool(verbs) and all(_ABILITY.search(plain[: m.start()]) for m in verbs)
 
 
@@ -213,9 +228,11 @@ def back_references(
 ) -> dict[int, set[int]]:
     """The constraint graph of a setup: for each sentence, the earlier sentences it must stay after.
 
-    * **opening scene**: a first sentence stating no number ("Janet runs a bakery.") stays first;
-    * **markers** (that many, the rest, remaining, then, also, another, this / these, if not, it / they, there,
-      a sentence opening with But / So, "2 more" with no "than") tie a sentence to every sentence before it;
+    * **opening scene**: a first sentence stating no number ("Janet runs a bakery."), naming two or more people
+      or opening on a place ("At a fair, ...") stays first (``introduces_cast``);
+    * **markers** (that many, the rest, remaining, then, another, this / these, if not, it / they, there,
+      a sentence opening with So, "2 more" with no "than") tie a sentence to every sentence before it; an
+      opening But / And / Also is read away (``_prose``) and goes when the sentence moves;
     * **he / she** not preceded by a name in its own sentence: after the nearest earlier sentence naming a
       person of that gender (every earlier sentence when none does, or when two people of that gender appear),
       unless ``people`` (``repairable_people``) names the only person of that gender;
@@ -233,7 +250,8 @@ def back_references(
       number or quantifier ("One says 80.", "3 were orange", "The first needs ..."), refers to an earlier noun:
       after every earlier sentence;
     * **time**: sentences placed in time (On Friday, One weekend, In the afternoon, the next day, ...) keep
-      their order among themselves;
+      their order among themselves; "the first 3 weeks", "in the two hours" stay after the sentences naming
+      weeks / hours;
     * **the query**: when it refers to the last event ("after that", "then", "this", ...), the last setup sentence
       stays last;
     * **LaTeX**: a sentence sharing a maths letter or content word with an earlier one stays after it (a
@@ -244,19 +262,11 @@ def back_references(
     if n < 2:
         return deps
     people = people or {}
-    plains = [outside_maths(s, tex) for s in setup]
-    content = [content_words(s, tex) for s in setup]
-    names = [person_names(s, tex) for s in setup]
-    nouns = [_things(c, found, p) for c, found, p in zip(content, names, plains, strict=True)]
-    genders = named_genders(names)
-    who = [set(found) | _pronoun_people(p, genders) for p, found in zip(plains, names, strict=False)]
-    money = [mentions_money(p) for p in plains]
-    timeless = [_timeless(p) for p in plains]
-    events = [bool(_EVENT.search(p)) and not timeless[i] for i, p in enumerate(plains)]
+    facts = _SetupFacts.of(setup, tex)
+    plains = facts.plains
     asked = content_words(query, tex)  # "Each rose needs 1 pound. ... how many roses?": the rose is the question's
-    if_barriers = {0} if _INITIAL.search(plains[0]) else set()
     for j in range(1, n):
-        if opening_scene(setup, tex) or _SPECIFIC_START.match(plains[j]):
+        if opening_scene(setup, tex) or introduces_cast(setup[0], tex) or _SPECIFIC_START.match(plains[j]):
             deps[j].add(0)  # the opening sets the scene: only a general fact ("Eggs are 75 calories each") precedes it
     for j in range(1, n):
         plain = plains[j]
@@ -264,47 +274,133 @@ def back_references(
             deps[j].update(range(j))
         elif PLURAL_PRONOUN.search(plain):
             deps[j].update({0} if _opener_pronoun(plains, j) else range(j))
-        deps[j] |= pronoun_antecedents(setup, j, tex, people, names, genders)
-        if _TEMPORAL.search(plain):
-            deps[j].update(i for i in range(j) if _TEMPORAL.search(plains[i]))
-        if _ORDINAL.search(plain):
-            deps[j].update(i for i in range(j) if _ORDINAL.search(plains[i]))
-        for i in range(j):
-            share_noun = bool(nouns[i] & nouns[j])
-            share_who = bool(who[i] & who[j]) or "*" in who[i] or "*" in who[j]
-            if events[i] and events[j]:  # same thing, money, or the same person's story: keep the order
-                if share_noun or (money[i] and money[j]) or share_who:
-                    deps[j].add(i)
-            elif events[i] or events[j]:
-                state = j if events[i] else i
-                if not timeless[state] and (share_noun or share_who):
-                    deps[j].add(i)
-        definite = {
-            stem(w.lower())
-            for m in re.finditer(
-                r"\b(?:the|each|every)\s+(?:(?:number|amount|total) of\s+)?(\w+)(?:\s+(\w+))?", plain, re.I
-            )
-            for w in m.groups()
-            if w and len(w) > 2
-        } - {"same", "rest", "other"}
-        deps[j].update(i for i in range(j) if definite & nouns[i])
-        opening = re.match(r"\W*the\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", plain, re.I)
-        if opening and not any(stem(w) in nouns[i] for w in opening.groups() if w for i in range(j)):
-            deps[j].update(range(j))  # "The walls are 1 inch thick.": a bridging reference to what came before
-        if re.match(r"\W*(if|when|unless|assuming)\b", plain, re.I) or _INITIAL.search(plain):
-            if_barriers.add(j)
-        bridged = {stem(w) for w in re.findall(r"\b(?:each|every)\s+([A-Za-z]{3,})", plain, re.I)} - STOP_WORDS
-        if any(not any(w in nouns[i] for i in range(n) if i != j) and w not in asked for w in bridged):
-            deps[j].update(range(j))  # "from each place": a bridging reference to what came before
+        deps[j] |= pronoun_antecedents(setup, j, tex, people, facts.names, facts.genders)
+        deps[j] |= _sequence_deps(plains, j) | _event_deps(facts, j) | _definite_deps(facts, j, asked)
         if tex:
-            deps[j].update(i for i in range(j) if content[i] & content[j])
+            deps[j].update(i for i in range(j) if facts.content[i] & facts.content[j])
     if query_points_back(query, tex):
         deps[n - 1].update(range(n - 1))
-    for j in if_barriers:  # a condition ("If the chair is 3 feet wide.") stays where it is
-        deps[j].update(range(j))
-        for k in range(j + 1, n):
-            deps[k].add(j)
+    _hold_conditions(plains, deps)
     return deps
+
+
+def _hold_conditions(plains: Sequence[str], deps: dict[int, set[int]]) -> None:
+    """A condition ("If the chair is 3 feet wide.") or an initial state ("starts with $200") stays where it is:
+    after every sentence before it, before every sentence after it."""
+    n = len(plains)
+    for j, plain in enumerate(plains):
+        if _INITIAL.search(plain) or (j > 0 and re.match(r"\W*(if|when|unless|assuming)\b", plain, re.I)):
+            deps[j].update(range(j))
+            for k in range(j + 1, n):
+                deps[k].add(j)
+
+
+@dataclass(frozen=True)
+class _SetupFacts:
+    """What the rules of ``back_references`` read off each setup sentence: its prose, content words, named
+    people, things (content words less names and event verbs), the people it may speak of (names and the names
+    its he / she may mean), whether it touches money, is timeless, or is an event."""
+
+    plains: list[str]
+    content: list[frozenset[str]]
+    names: list[dict[str, str]]
+    genders: dict[str, set[str]]
+    nouns: list[frozenset[str]]
+    who: list[set[str]]
+    money: list[bool]
+    timeless: list[bool]
+    events: list[bool]
+
+    @classmethod
+    def of(cls, setup: Sequence[str], tex: bool) -> _SetupFacts:
+        plains = [_prose(s, tex) for s in setup]
+        content = [content_words(s, tex) for s in setup]
+        names = [person_names(s, tex) for s in setup]
+        genders = named_genders(names)
+        timeless = [_timeless(p) for p in plains]
+        return cls(
+            plains=plains,
+            content=content,
+            names=names,
+            genders=genders,
+            nouns=[_things(c, found, p) for c, found, p in zip(content, names, plains, strict=True)],
+            who=[set(found) | _pronoun_people(p, genders) for p, found in zip(plains, names, strict=False)],
+            money=[mentions_money(p) for p in plains],
+            timeless=timeless,
+            events=[bool(event_verbs(p)) and not timeless[i] for i, p in enumerate(plains)],
+        )
+
+
+def _sequence_deps(plains: Sequence[str], j: int) -> set[int]:
+    """Sentences placed in time keep their order among themselves, and so do sentences holding an ordinal; an
+    ordinal or counted definite time phrase ("the first 3 weeks", "in the two hours") stays after every sentence
+    naming its unit (the period it cuts or repeats)."""
+    out: set[int] = set()
+    for marker in (_TEMPORAL, _ORDINAL):
+        if marker.search(plains[j]):
+            out.update(i for i in range(j) if marker.search(plains[i]))
+    for unit in {u.lower() for u in _ORDINAL_TIME.findall(plains[j])}:
+        out.update(i for i in range(j) if re.search(rf"\b{unit}s?\b", plains[i], re.I))
+    return out
+
+
+_COUNT = r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few)"
+# a period cut out of a stated one: "the first 3 weeks", "the next day", "in the two hours"
+_ORDINAL_TIME = re.compile(
+    rf"\b(?:(?:first|second|third|fourth|fifth|last|next)\s+(?:{_COUNT}\s+)?|the\s+{_COUNT}\s+)"
+    r"(day|week|month|year|hour|minute|round|game|season)s?\b",
+    re.I,
+)
+
+
+def _event_deps(facts: _SetupFacts, j: int) -> set[int]:
+    """The earlier sentences whose order an event rule keeps with sentence ``j``: two events sharing a thing,
+    money or a person; an event and a state that is not timeless sharing a thing or a person."""
+    out: set[int] = set()
+    for i in range(j):
+        share_noun = bool(facts.nouns[i] & facts.nouns[j])
+        share_who = bool(facts.who[i] & facts.who[j]) or "*" in facts.who[i] or "*" in facts.who[j]
+        if facts.events[i] and facts.events[j]:  # same thing, money, or the same person's story: keep the order
+            if share_noun or (facts.money[i] and facts.money[j]) or share_who:
+                out.add(i)
+        elif facts.events[i] or facts.events[j]:
+            state = j if facts.events[i] else i
+            if not facts.timeless[state] and (share_noun or share_who):
+                out.add(i)
+    return out
+
+
+# a definite or distributive noun phrase: "the teacher", "each child", "the number of pens", "the first 2 hours"
+_DEFINITE = re.compile(
+    r"\b(?:the|each|every)\s+(?:(?:number|amount|total|cost|price|sum) of\s+)?"
+    r"(?:(?:first|second|third|fourth|fifth|last|next)\s+)?(?:\d+\s+)?(\w+)(?:\s+(\w+))?",
+    re.I,
+)
+
+
+# "each place", "the number of shoplifters": a bridging reference when no other sentence names the thing
+_BRIDGING = re.compile(r"\b(?:each|every|the (?:cost|price|sum|amount|total|number) of)\s+([A-Za-z]{3,})", re.I)
+
+
+def _definite_deps(facts: _SetupFacts, j: int, asked: frozenset[str]) -> set[int]:
+    """Definite and bridging references of sentence ``j``: "the teacher" after every earlier sentence holding
+    that noun; an opening "the X" or an "each X" that no other sentence (nor the question) names bridges to
+    what came before, so it stays after every earlier sentence; so does "the number of X" when nothing else names
+    X."""
+    plain, nouns = facts.plains[j], facts.nouns
+    definite = {stem(w.lower()) for m in _DEFINITE.finditer(plain) for w in m.groups() if w and len(w) > 2} - {
+        "same",
+        "rest",
+        "other",
+    }
+    out = {i for i in range(j) if definite & nouns[i]}
+    opening = re.match(r"\W*the\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", plain, re.I)
+    if opening and not any(stem(w) in nouns[i] for w in opening.groups() if w for i in range(j)):
+        out.update(range(j))  # "The walls are 1 inch thick.": a bridging reference to what came before
+    bridged = {stem(w) for w in _BRIDGING.findall(plain)} - STOP_WORDS
+    if any(not any(w in nouns[i] for i in range(len(nouns)) if i != j) and w not in asked for w in bridged):
+        out.update(range(j))  # "from each place": a bridging reference to what came before
+    return out
 
 
 def named_genders(names: Sequence[dict[str, str]]) -> dict[str, set[str]]:
@@ -321,6 +417,21 @@ def query_points_back(query: str, tex: bool) -> bool:
     """Whether the query refers to the last event ("after that", "then", "this"): the last setup sentence stays
     last."""
     return bool(_QUERY_BACK.search(outside_maths(query, tex)))
+
+
+_COMPARISON = re.compile(r"\b(?:than|times|twice|half|as\s+\w+(?:\s+\w+)?\s+as)\b", re.I)
+# an opening place phrase: "At a restaurant, ...", "In the park, ..."
+_PLACE_OPENING = re.compile(r"^\W*(?:at|in|on|inside)\s+(?:a|an|the)\s+[^,.]{1,40},", re.I)
+
+
+def introduces_cast(first: str, tex: bool) -> bool:
+    """Whether a first sentence that states numbers still sets the scene and stays first: it names two or more
+    people ("Tabitha agreed to pay John and Jill $10 an hour", "Blake and Kelly are having a contest ...") and
+    compares none of them ("Lucy has three times as many as Adam" is a fact), or opens on a place ("At a
+    restaurant, ...")."""
+    plain = outside_maths(first, tex)
+    people = [n for n, kind in person_names(first, tex).items() if kind != "surname"]
+    return (len(people) >= 2 and not _COMPARISON.search(plain)) or bool(_PLACE_OPENING.match(plain))
 
 
 def opening_scene(setup: Sequence[str], tex: bool) -> bool:
@@ -360,10 +471,18 @@ def _pronoun_people(plain: str, genders: dict[str, set[str]]) -> set[str]:
 
 
 def _things(content: frozenset[str], names: dict[str, str], plain: str) -> frozenset[str]:
-    """The words through which two sentences speak of the same thing: content words without names and event
-    verbs ("Ann buys 3 pens. Bob buys 2 cups." share no thing; units stay: "She scooped up 2 pounds" is taffy)."""
-    verbs = {stem(m.group(0).lower()) for m in _EVENT.finditer(plain)}
-    return content - {stem(n) for n in names} - verbs
+    """The words through which two sentences speak of the same thing: content words without names, event verbs
+    and words that are only verbs ("Ann buys 3 pens. Bob buys 2 cups.", "Each box weighs 8 ounces. Each pen
+    weighs 1 ounce." share no thing; units stay: "She scooped up 2 pounds" is taffy)."""
+    verbs = {m.group(0) for m in event_verbs(plain)} | {w for w in _WORD.findall(plain) if _only_verb(w)}
+    return content - {stem(n) for n in names} - {stem(v.lower()) for v in verbs}
+
+
+@lru_cache(maxsize=8192)
+def _only_verb(word: str) -> bool:
+    """Whether ``word`` is a verb form and nothing else in lemminflect's tables ("weighs", "knows"; not "costs")."""
+    kinds = set(getAllLemmas(word.lower()))
+    return bool(kinds) and kinds <= {"VERB", "AUX"}
 
 
 def _refers_back(plain: str) -> bool:
@@ -416,7 +535,8 @@ _TEMPORAL = re.compile(
     r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|morning|afternoon|evening|night|today|"
     r"tonight|yesterday|tomorrow|january|february|march|april|june|july|august|september|october|november|"
     r"december|spring|summer|autumn|fall|winter|(?:first|second|third|fourth|fifth|last|next|previous|following)"
-    r" (?:day|week|month|year|hour|time|round|game|season))\b",
+    r" (?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few) )?"
+    r"(?:day|week|month|year|hour|minute|time|round|game|season)s?)\b",
     re.I,
 )
 # a number with no noun after it: "eats three for breakfast", "with four", "gives 2 to Ann", "68 of the points"
@@ -492,7 +612,7 @@ def glued(setup: Sequence[str], tex: bool = False) -> set[int]:
     parenthesis), so no other sentence may come between them."""
     out = set()
     for j in range(1, len(setup)):
-        plain = outside_maths(setup[j], tex)
+        plain = _prose(setup[j], tex)
         pointed = {stem(w) for w in re.findall(r"\bthe\s+([A-Za-z]{3,})", plain, re.I)}
         if pointed & content_words(setup[j - 1], tex):  # "The class ..." right after the sentence with the classes
             out.add(j)
@@ -562,17 +682,41 @@ _LEANS_BACK = re.compile(
 )
 
 
+# a connective that only joins a sentence to the one before ("But he has ...", "And she ...", "Also, ..."): the
+# sentence is read without it, and loses it when it leaves that sentence (``_drop_additive``)
+_OPENING_CONNECTIVE = re.compile(r"^(\W*)(?:but|and|also)\b,?\s*(?=\S)", re.I)
+
+
+def _prose(sentence: str, tex: bool) -> str:
+    """A sentence's prose (``outside_maths``) as the rules read it: without an opening connective."""
+    plain = outside_maths(sentence, tex)
+    opener = _OPENING_CONNECTIVE.match(plain)
+    return plain[opener.end() :] if opener else plain
+
+
+def _detached(sentence: str) -> str | None:
+    """``sentence`` without the words that tie it to the sentence it followed: an opening But / And / Also (the
+    next word capitalised), an "also" / "too" / "as well" inside. None when such a word cannot go cleanly (a
+    sentence opening with "Too" or "As well")."""
+    opener = _OPENING_CONNECTIVE.match(sentence)
+    if opener:
+        rest = sentence[opener.end() :]
+        sentence = opener.group(1) + rest[:1].upper() + rest[1:]
+    if _ADDITIVE.search(sentence) and re.match(r"\W*(too|as well)\b", sentence, re.I):
+        return None
+    return _ADDITIVE.sub("", sentence)
+
+
 def _drop_additive(setup: Sequence[str], order: list[int]) -> list[str] | None:
-    """The setup in ``order``, where a sentence with "also" / "too" / "as well" that no longer follows the sentence
-    it followed loses that word ("He also has a job" -> "He has a job"): the word adds to the statement just
-    before it. None when the word cannot go cleanly (a sentence opening with "Also")."""
-    out = []
+    """The setup in ``order``, where a sentence that no longer follows the sentence it followed loses its
+    connective and additive words (``_detached``: "But he also has a job" -> "He has a job"): they join it to
+    the statement just before it. None when a word cannot go cleanly."""
+    out: list[str] = []
     for k, i in enumerate(order):
-        sentence = setup[i]
-        if _ADDITIVE.search(sentence) and i > 0 and (k == 0 or order[k - 1] != i - 1):
-            if re.match(r"\W*(also|too|as well)\b", sentence, re.I):
-                return None
-            sentence = _ADDITIVE.sub("", sentence)
+        moved = i > 0 and (k == 0 or order[k - 1] != i - 1)
+        sentence = _detached(setup[i]) if moved else setup[i]
+        if sentence is None:
+            return None
         out.append(sentence)
     return out
 
