@@ -439,40 +439,50 @@ def cobe_judge(
         provenance |= marker_record(completion, tier)
         text = judged_text(completion, tier)
         if not text:
-            # An empty rewrite keeps no fact (E1 fails); with nothing said, E0 and E2 hold by their rubrics.
-            value = {"E0": 1, "E1": 0, "E2": 1, "correct": 0}
-            return Score(
-                value=value,
-                answer="",
-                explanation="empty response: E0=T E1=F E2=T (no judge call)",
-                metadata=provenance | {"judge_replies": {}},
-            )
+            return _empty_reply_score(provenance)
         results = await asyncio.gather(
             *(_checked(c, grader, fill(c, text, state), retries, memo, cache) for c in CHECKS)
         )
-        verdicts = {c: verdict for c, (verdict, _, _) in zip(CHECKS, results, strict=False)}
-        errors = [error for _, _, error in results if error]
-        metadata = {
-            "judge_replies": {c: replies for c, (_, replies, _) in zip(CHECKS, results, strict=False)}
-        } | provenance
-        if errors:
-            return Score.unscored(
-                reason="grader_error",
-                answer=text,
-                explanation=f"the judge call failed ({'; '.join(errors)})",
-                metadata=metadata | {"judge_errors": errors},
-            )
-        unread = [c for c, v in verdicts.items() if v is None]
-        if unread:
-            return Score.unscored(
-                reason="grader_failed",
-                answer=text,
-                explanation=f"no single-letter T/F reply for {', '.join(unread)} after {retries + 1} attempts "
-                f"({_explain(verdicts)})",
-                metadata=metadata,
-            )
-        value = {c: int(v) for c, v in verdicts.items() if v is not None}
-        value["correct"] = int(all(value.values()))
-        return Score(value=value, answer=text, explanation=_explain(verdicts), metadata=metadata)
+        return _verdict_score(results, text, provenance, retries)
 
     return score
+
+
+def _empty_reply_score(provenance: dict[str, Any]) -> Score:
+    """An empty rewrite keeps no fact (E1 fails); with nothing said, E0 and E2 hold by their rubrics."""
+    value = {"E0": 1, "E1": 0, "E2": 1, "correct": 0}
+    return Score(
+        value=value,
+        answer="",
+        explanation="empty response: E0=T E1=F E2=T (no judge call)",
+        metadata=provenance | {"judge_replies": {}},
+    )
+
+
+def _verdict_score(
+    results: list[tuple[int | None, list[str], str | None]], text: str, provenance: dict[str, Any], retries: int
+) -> Score:
+    """The sample's score from its per-check judge results (in ``CHECKS`` order): unscored with the reason when a
+    judge call failed or a reply stayed unreadable, else the three verdicts and ``correct`` (all of them pass)."""
+    verdicts = {c: verdict for c, (verdict, _, _) in zip(CHECKS, results, strict=False)}
+    errors = [error for _, _, error in results if error]
+    metadata = {"judge_replies": {c: replies for c, (_, replies, _) in zip(CHECKS, results, strict=False)}} | provenance
+    if errors:
+        return Score.unscored(
+            reason="grader_error",
+            answer=text,
+            explanation=f"the judge call failed ({'; '.join(errors)})",
+            metadata=metadata | {"judge_errors": errors},
+        )
+    unread = [c for c, v in verdicts.items() if v is None]
+    if unread:
+        return Score.unscored(
+            reason="grader_failed",
+            answer=text,
+            explanation=f"no single-letter T/F reply for {', '.join(unread)} after {retries + 1} attempts "
+            f"({_explain(verdicts)})",
+            metadata=metadata,
+        )
+    value = {c: int(v) for c, v in verdicts.items() if v is not None}
+    value["correct"] = int(all(value.values()))
+    return Score(value=value, answer=text, explanation=_explain(verdicts), metadata=metadata)

@@ -27,7 +27,7 @@ from causal_suite.params import TaskParams
 from causal_suite.plan import REQUESTS_KEY, RoleCalls, declare_requests
 from causal_suite.subset import subset_dataset
 from cobe_inspect.dataset import BUILTIN_DATA, cobe_dataset
-from cobe_inspect.prompts import CHECKS, load_judge_prompts, load_tier_templates
+from cobe_inspect.prompts import CHECKS, PromptSet, load_judge_prompts, load_tier_templates
 from cobe_inspect.scorers import DEFAULT_RETRIES, GRADER_ROLE, PAPER_JUDGE, cobe_judge, resolve_grader
 
 TASK_VERSION = task_version("cobe_inspect", "cobe")
@@ -128,14 +128,22 @@ def cobe(
         scorer=scorer,
         version=TASK_VERSION,
         headline_metric=HeadlineMetric(metric="accuracy"),  # the viewer's log list and header lead with it
-        metadata={
-            "benchmark": "CoBe",
-            "tier": tier,
-            "data": "built-in" if data is None else str(data),
-            "builtin": data is None or str(data) == str(BUILTIN_DATA),
-            "judge": judge_record(self_judge, judge_prompts),
-            "respondent_prompts": respondent.describe(),
-            "subset": None if subset is None else {"core_examples": subset, "seed": subset_seed},
-            REQUESTS_KEY: requests(judge_prompts, judge_retries),
-        },
+        metadata=_task_metadata(data, tier, judge_record(self_judge, judge_prompts), respondent, subset, subset_seed)
+        | {REQUESTS_KEY: requests(judge_prompts, judge_retries)},
     )
+
+
+def _task_metadata(
+    data: str | None, tier: int, judge: dict[str, Any], respondent: PromptSet, subset: int | None, seed: int
+) -> dict[str, Any]:
+    """The CoBe task's log metadata (before the calls of one sample): data file, tier, judge, respondent prompts
+    and the ``subset`` draw."""
+    return {
+        "benchmark": "CoBe",
+        "tier": tier,
+        "data": "built-in" if data is None else str(data),
+        "builtin": data is None or str(data) == str(BUILTIN_DATA),
+        "judge": judge,
+        "respondent_prompts": respondent.describe(),
+        "subset": None if subset is None else {"core_examples": subset, "seed": seed},
+    }

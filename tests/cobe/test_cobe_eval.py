@@ -48,7 +48,7 @@ def test_eval_end_to_end_metrics_in_log_and_rescore_from_cache(scripted, tmp_pat
     )
     assert log.status == "success"
     back = read_eval_log(log.location)
-    assert back.eval.task_version == "3-A" and len(back.samples) == 6
+    assert back.eval.task_version == "4-A" and len(back.samples) == 6
     assert sorted(s.id for s in back.samples) == sorted(f"{c}v1-{p}" for c in (501, 502) for p in "ABC")
 
     [result] = back.results.scores
