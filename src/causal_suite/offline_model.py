@@ -17,8 +17,12 @@ Several choices per request (``num_choices``, e.g. the glass tasks' in-sample dr
 each with its own seed; the prompt's tokens are counted once. A cancelled request (Ctrl-C, SIGTERM, a sample
 limit) stops within one token. Responses are capped at ``max_tokens_cap`` tokens (``-M max_tokens_cap=N``,
 default 1024): a base model does not stop by itself, and a task's cap for capable models (exp_b asks for 8,192)
-would keep two CPU cores busy for minutes per sample; a capped response says so in its metadata. llama.cpp's
-load messages go to the debug log (``--log-level debug``), not the console.
+would keep two CPU cores busy for minutes per sample; a capped response says so in its metadata. A base model
+also goes on past its answer, with a new copy of the prompt's form ("Problem: ..." again) or a loop of its own
+lines, so a response also stops where it starts a line repeating one of the prompt's section headings
+(``section_stops``: a line of at most five words ending in ":") and where its last ``REPEAT_WINDOW`` tokens repeat
+a stretch it already wrote (``loop_stop``), beside the task's own stop sequences; ``-M continuation_stops=false``
+turns both off. llama.cpp's load messages go to the debug log (``--log-level debug``), not the console.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ DEFAULT_MAX_TOKENS = 256
 MAX_TOKENS_CAP = 1024
 DEFAULT_SEED = 42
 N_CTX = 8192
+REPEAT_WINDOW = 24  # tokens: a response whose last 24 tokens occurred in it before is in a loop
 
 
 def cache_dir() -> Path:
@@ -77,6 +82,34 @@ def render_prompt(messages: list[ChatMessage]) -> str:
     """Plain rendering for a base model: message texts separated by blank lines, the last one left as it is
     (a few-shot prompt ending in ``A:`` must reach the model exactly so)."""
     return "\n\n".join(m.text for m in messages if m.text)
+
+
+def section_stops(prompt: str) -> list[str]:
+    """Stop sequences for a base model's continuation: each section heading of the prompt (a line of at most five
+    words ending in ":", e.g. "Problem:"), preceded by a newline, in first-seen order."""
+    headings = (line.strip() for line in prompt.splitlines())
+    found = [h for h in headings if h.endswith(":") and 0 < len(h[:-1].split()) <= 5]
+    return ["\n" + h for h in dict.fromkeys(found)]
+
+
+def loop_stop(window: int = REPEAT_WINDOW) -> Any:
+    """A llama.cpp stopping criterion for one completion: true once the completion's last ``window`` tokens equal a
+    stretch it already wrote. Its first call sees the prompt's tokens; what follows is the completion."""
+    seen: set[tuple[int, ...]] = set()
+    start: list[int] = []
+
+    def looping(tokens: Any, logits: Any) -> bool:
+        if not start:
+            start.append(len(tokens))
+        if len(tokens) - start[0] < window:
+            return False
+        last = tuple(int(t) for t in tokens[-window:])
+        if last in seen:
+            return True
+        seen.add(last)
+        return False
+
+    return looping
 
 
 logger = logging.getLogger(__name__)
@@ -140,10 +173,12 @@ class OfflineGemma(ModelAPI):
         model_path: str | None = None,
         n_threads: int | None = None,
         max_tokens_cap: int = MAX_TOKENS_CAP,
+        continuation_stops: bool = True,
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         self.max_tokens_cap = int(max_tokens_cap)
+        self.continuation_stops = bool(continuation_stops)  # -M values arrive parsed: "false" is False
         self.path = Path(model_path) if model_path else gguf_path()
         self.n_threads = n_threads or max(1, min(4, os.cpu_count() or 1))
         self.llama_cpp = require_extra("llama_cpp", "local", "The offline default model")
@@ -170,9 +205,10 @@ class OfflineGemma(ModelAPI):
         temperature = config.temperature or 0.0
         kwargs: dict[str, Any] = dict(
             max_tokens=self._max_tokens(config),
-            stop=list(config.stop_seqs or []),
+            stop=list(
+                dict.fromkeys([*(config.stop_seqs or []), *(section_stops(prompt) if self.continuation_stops else [])])
+            ),
             temperature=temperature,
-            stopping_criteria=self.llama_cpp.StoppingCriteriaList([lambda tokens, logits: cancel.is_set()]),
         )
         if temperature > 0:
             if config.top_p is not None:
@@ -187,6 +223,8 @@ class OfflineGemma(ModelAPI):
                 break
             if temperature > 0:
                 kwargs["seed"] = self._seed(prompt, config)
+            criteria = [lambda tokens, logits: cancel.is_set(), *([loop_stop()] if self.continuation_stops else [])]
+            kwargs["stopping_criteria"] = self.llama_cpp.StoppingCriteriaList(criteria)
             with _LOCK:
                 self.llama.reset()
                 results.append(self.llama.create_completion(prompt, **kwargs))

@@ -8,7 +8,7 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import match
 
-from causal_suite.offline_model import render_prompt
+from causal_suite.offline_model import loop_stop, render_prompt, section_stops
 
 FEW_SHOT = "Q: Ann has 2 pens and buys 2 more. How many pens does she have?\nA: 2 + 2 = 4. The answer is 4.\n\n"
 
@@ -16,6 +16,51 @@ FEW_SHOT = "Q: Ann has 2 pens and buys 2 more. How many pens does she have?\nA: 
 def test_render_prompt_joins_message_texts_without_chat_markup():
     msgs = [ChatMessageSystem(content="Be brief."), ChatMessageUser(content="Q: 1+1?\nA:")]
     assert render_prompt(msgs) == "Be brief.\n\nQ: 1+1?\nA:"
+
+
+def test_section_stops_are_the_prompts_short_heading_lines():
+    prompt = (
+        "Solve it and end with one line\nANSWER: <number>\n\nProblem:\nPia has 3 cats: two black.\n"
+        "Facts that must still hold:\n- one\nThis long instruction line has many more than five words:\n"
+        "Problem:\n  Worked steps:  \n:\n"
+    )
+    assert section_stops(prompt) == ["\nProblem:", "\nFacts that must still hold:", "\nWorked steps:"]
+    assert section_stops("Q: 1+1?\nA:") == ["\nA:"]
+    assert section_stops("no headings here") == []
+
+
+def test_loop_stop_fires_once_the_last_window_of_the_completion_was_written_before():
+    prompt = [7, 7, 7, 7, 7, 7]  # the prompt's own repeats do not count
+    looping = loop_stop(window=3)
+    completion = [1, 2, 3, 4, 1, 2, 9, 1, 2, 3]
+    fired = [looping(prompt + completion[:k], None) for k in range(len(completion) + 1)]
+    assert fired == [False] * 10 + [True]  # [1, 2, 3] again at the end
+    assert not loop_stop(window=3)(prompt, None)
+    fresh = loop_stop(window=2)
+    assert [fresh(prompt + [5, 5, 5][:k], None) for k in range(4)] == [False, False, False, True]
+
+
+@pytest.mark.offline_model
+def test_a_base_model_continuation_stops_at_a_repeated_heading(tmp_path):
+    """The base model goes on to write a new "Problem:" section after its answer (seen in every demo run); the
+    response ends before it, and with ``continuation_stops=false`` it runs to the token cap."""
+    prompt = "Problem:\nSam has 2 red balls and 3 blue balls. How many balls does Sam have?\n\nAnswer:\n5\n\n" * 3
+    question = "Problem:\nAda has 4 pens and 1 cup. How many pens?\n\nAnswer:"
+    task = Task(dataset=[Sample(input=prompt + question)], config=GenerateConfig(max_tokens=96))
+    outputs = {}
+    for stops in (True, False):
+        log = eval(
+            task,
+            model="offline/gemma-3-270m",
+            model_args={"continuation_stops": stops},
+            display="none",
+            log_dir=str(tmp_path / str(stops)),
+        )[0]
+        outputs[stops] = log.samples[0].output
+    assert "Problem:" in outputs[False].completion  # without the stops it starts the next problem
+    assert "Problem:" not in outputs[True].completion and "Answer:" not in outputs[True].completion
+    assert outputs[True].usage.output_tokens < outputs[False].usage.output_tokens
+    assert outputs[True].choices[0].stop_reason == "stop"
 
 
 @pytest.mark.offline_model
