@@ -1,8 +1,8 @@
 """The embedding and outcome-model baselines of §2 "Featurizers and baselines" / §7 step 12, each regressing the same
-job-level targets (π, a, b; and D_avg, the U-CCD control, on every job of the folds) on the same folds as Frail-π
-(``evaluation.run_seed``), beside the job-frame baselines of ``frail.baselines``. Texts are embedded by one frozen
-sentence encoder (``TextEmbedder``: the bundled MiniLM, ``hf_frozen``, by default), each distinct text once per
-dataset.
+job-level targets (π, a, b; and D_avg, the U-CCD control, on every job of the folds, except ``amortized_irt``,
+``bertpe`` and ``vap3``, which give no D_avg) on the same folds as Frail-π (``evaluation.run_seed``), beside the
+job-frame baselines of ``frail.baselines``. Texts are embedded by one frozen sentence encoder (``TextEmbedder``:
+the bundled MiniLM, ``hf_frozen``, by default), each distinct text once per dataset.
 
 * ``twin_distance`` (frozen twin distance): per twin the cosine distance between the base and twin embeddings,
   aggregated per job as the mean distance at each design dose and overall; ridge regression of each target on them.
