@@ -80,6 +80,10 @@ def test_a_lone_query_is_placed_by_its_index_a_matching_view_or_the_user_never_b
         with pytest.raises(SuiteInputError, match=r"^--query-slot must be ID=SLOT"):
             parse_query_slots([pair])
     assert parse_query_slots(["9v2=b", "*=Q4"]) == {"9v2": "B", "*": "Q4"}
+    # the Python API checks its map as the command line does: an unknown slot is refused, never read as A
+    for mapping in ({"9v2": "D"}, {"*": "Q2"}, {"nine": "A"}):
+        with pytest.raises(SuiteInputError, match=r"^--query-slot must be ID=SLOT"):
+            convert([jsonl(tmp_path, "m.jsonl", [no_index])], query_slots=mapping)
 
 
 def test_ids_are_validated_as_written(tmp_path):

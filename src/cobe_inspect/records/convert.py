@@ -185,6 +185,7 @@ class QuerySlots:
 
     def __init__(self, mapped: dict[str, str] | None = None, known: dict[str, list[Any]] | None = None) -> None:
         self.mapped = mapped or {}
+        self.positions = {sid: _slot_position(sid, slot, f"{sid}={slot}") for sid, slot in self.mapped.items()}
         self.known = known or {}
 
     def position(self, sid: str, item: dict[str, Any], where: str) -> tuple[int, str]:
@@ -208,8 +209,18 @@ class QuerySlots:
         )
 
     def _mapped(self, key: str) -> tuple[int, str]:
-        slot = self.mapped[key]
-        return int(slot_position(slot) or 0), f"--query-slot {key}={slot}"
+        return self.positions[key], f"--query-slot {key}={self.mapped[key]}"
+
+
+def _slot_position(sid: str, slot: str, given: str) -> int:
+    """The 0-based query position of one ``--query-slot`` entry; a bad id or slot is refused naming ``given``."""
+    position = slot_position(slot)
+    if not (sid == "*" or SCENARIO_ID.match(sid)) or position is None:
+        raise SuiteInputError(
+            f"--query-slot must be ID=SLOT with a scenario id like 317v3 (or *) and a slot A, B, C, Q4, ..., "
+            f"got {given!r}."
+        )
+    return position
 
 
 def parse_query_slots(pairs: Iterable[str]) -> dict[str, str]:
@@ -218,11 +229,7 @@ def parse_query_slots(pairs: Iterable[str]) -> dict[str, str]:
     for pair in pairs:
         sid, _, slot = pair.partition("=")
         sid, slot = sid.strip(), slot.strip().upper()
-        if not (sid == "*" or SCENARIO_ID.match(sid)) or slot_position(slot) is None:
-            raise SuiteInputError(
-                f"--query-slot must be ID=SLOT with a scenario id like 317v3 (or *) and a slot A, B, C, Q4, ..., "
-                f"got {pair!r}."
-            )
+        _slot_position(sid, slot, pair)
         mapped[sid] = slot
     return mapped
 
