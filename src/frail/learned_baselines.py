@@ -181,18 +181,16 @@ def promptset(inputs: BaselineInputs, targets: list[str]) -> Predictions:
     return fit_targets(inputs.train, x, x_test, targets, gbt, inputs.seed)
 
 
-def bertpe(inputs: BaselineInputs, targets: list[str]) -> Predictions:
-    from frail.qpp_encoders import QppTrainConfig, qpp_predictions
+def _qpp_encoder(variation_aware: bool) -> Baseline:
+    """BERTPE (``variation_aware`` False) or VAP3, fine-tuning the embedder's transformers encoder."""
 
-    config = QppTrainConfig(encoder=inputs.embed.model)
-    return qpp_predictions(inputs.train, inputs.test, inputs.obs, targets, inputs.seed, False, config)
+    def run(inputs: BaselineInputs, targets: list[str]) -> Predictions:
+        from frail.qpp_encoders import QppTrainConfig, qpp_predictions
 
+        config = QppTrainConfig(encoder=inputs.embed.model)
+        return qpp_predictions(inputs.train, inputs.test, inputs.obs, targets, inputs.seed, variation_aware, config)
 
-def vap3(inputs: BaselineInputs, targets: list[str]) -> Predictions:
-    from frail.qpp_encoders import QppTrainConfig, qpp_predictions
-
-    config = QppTrainConfig(encoder=inputs.embed.model)
-    return qpp_predictions(inputs.train, inputs.test, inputs.obs, targets, inputs.seed, True, config)
+    return run
 
 
 def measures_frame(jobs: pd.DataFrame, embed: TextEmbedder) -> pd.DataFrame:
@@ -208,8 +206,8 @@ LEARNED_BASELINES: dict[str, Baseline] = {
     "score_predictor": score_predictor,
     **{name: _measure(name) for name in MEASURES},
     "promptset": promptset,
-    "bertpe": bertpe,
-    "vap3": vap3,
+    "bertpe": _qpp_encoder(variation_aware=False),
+    "vap3": _qpp_encoder(variation_aware=True),
 }
 DEFAULT_BASELINES = tuple(BASELINES)  # the job-frame baselines; `--baselines all` adds the learned ones
 NEEDS_MEASURES = frozenset({*MEASURES, "promptset"})
