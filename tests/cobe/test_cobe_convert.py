@@ -119,6 +119,16 @@ def test_contradictory_published_verdicts_name_both_sources(tmp_path):
         convert([jsonl(tmp_path, "l.jsonl", [legacy, dict(legacy, legacy_verdicts={"gpt": "correct"})])])
 
 
+def test_views_of_a_response_given_as_several_versions_merge_and_conflict_as_one_text(tmp_path):
+    versions = dict(SITE_ITEM, model_output=["The kettle broke, so Ida made tea.", "Ida made tea anyway."])
+    warn = Warnings()
+    [record] = convert([jsonl(tmp_path, "l.jsonl", [versions, versions])], warn=warn)
+    assert record["Published responses"][0]["response"] == versions["model_output"]
+    assert warn.lines == ["warning: dropped l.jsonl line 2: an exact duplicate of scenario 9v2 (l.jsonl line 1)."]
+    with pytest.raises(SuiteInputError, match=r"give contradictory 'Published responses' for the same response"):
+        convert([jsonl(tmp_path, "c.jsonl", [versions, dict(versions, verdict="correct")])])
+
+
 def test_a_view_adding_another_output_is_a_merge_naming_what_it_added(tmp_path):
     other = dict(SITE_ITEM, model="Other-Model", model_output="The kettle broke, so Ida drank water.")
     warn = Warnings()

@@ -357,7 +357,10 @@ def _check_verdicts(name: str, seen: list[Any], new: list[Any], sid: str, wa: st
     """Refuse a view whose verdict on a response (or run) contradicts the one already kept."""
     if name not in VERDICT_KEYS:
         return
-    key_of = lambda entry: tuple(entry.get(k) for k in VERDICT_KEYS[name])  # noqa: E731
+
+    def key_of(entry: dict[str, Any]) -> str:  # JSON text: a response may be a list of versions
+        return json.dumps([entry.get(k) for k in VERDICT_KEYS[name]], sort_keys=True)
+
     kept = {key_of(e): e for e in seen if isinstance(e, dict)}
     for entry in new:
         old = kept.get(key_of(entry)) if isinstance(entry, dict) else None
