@@ -129,6 +129,17 @@ def test_views_of_a_response_given_as_several_versions_merge_and_conflict_as_one
         convert([jsonl(tmp_path, "c.jsonl", [versions, dict(versions, verdict="correct")])])
 
 
+def test_a_collected_field_that_is_no_list_is_one_sentence(tmp_path):
+    for views in ([dict(GOOD, Sources="site page")], [dict(GOOD, Sources=["a"]), dict(GOOD, Sources="b")]):
+        with pytest.raises(SuiteInputError) as err:
+            convert([jsonl(tmp_path, "s.jsonl", views)])
+        line = len(views)
+        assert str(err.value) == (
+            f"CoBe convert: s.jsonl line {line}, field 'Sources': must be a list (one entry per source, response or "
+            f'run), got "{views[-1]["Sources"]}".'
+        )
+
+
 def test_a_view_adding_another_output_is_a_merge_naming_what_it_added(tmp_path):
     other = dict(SITE_ITEM, model="Other-Model", model_output="The kettle broke, so Ida drank water.")
     warn = Warnings()

@@ -401,6 +401,16 @@ def _scenario_id(record: dict[str, Any], position: str) -> str:
     return sid
 
 
+def _check_collected(record: dict[str, Any], position: str) -> None:
+    """The fields views add to (``COLLECTED``) hold lists; a string or an object there is refused, not merged."""
+    for name in COLLECTED:
+        if name in record and not isinstance(record[name], list):
+            raise SuiteInputError(
+                f"CoBe convert: {position}, field '{name}': must be a list (one entry per source, response or run), "
+                f"got {_short(record[name])}."
+            )
+
+
 def merge_items(items: Iterable[tuple[dict[str, Any], str]], warn: Warnings) -> list[tuple[dict[str, Any], str]]:
     """One record per scenario id with its first view's position, in first-seen order: views merged (each merge
     noted with the fields it added), exact copies dropped (warned), contradictions refused."""
@@ -409,6 +419,7 @@ def merge_items(items: Iterable[tuple[dict[str, Any], str]], warn: Warnings) -> 
     for record, position in items:
         sid = _scenario_id(record, position)
         record = {k: v for k, v in record.items() if v is not None} | {k: int(record[k]) for k in ID_FIELDS}
+        _check_collected(record, position)
         if sid not in merged:
             merged[sid], first[sid] = record, position
             continue
