@@ -43,6 +43,7 @@ from cobe_inspect.log_view import (
     unlike,
 )
 from cobe_inspect.records.paper import paper_results
+from cobe_inspect.table7 import table7
 
 FIG6 = (
     ("upstream", "E1_failure", "E1 upstream (our E1 preserve)"),
@@ -228,8 +229,6 @@ def main(argv: list[str] | None = None) -> int:
     logs = [read_log_digest(p, "Eval log") for p in args.logs]
     print("CoBe: our figures beside the paper's (Raghavan et al., arXiv:2610.13057; percent)\n")
     if args.table7:
-        from cobe_inspect.table7 import table7  # imports this module's helpers
-
         print(table7(logs, paper, args.paper_model, args.min_n))
     else:
         print("\n\n".join(compare_log(log, paper, args.paper_model, args.min_n) for log in logs))

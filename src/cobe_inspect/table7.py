@@ -21,7 +21,7 @@ from typing import Any
 from causal_suite.errors import SuiteInputError
 from causal_suite.logs import LogDigest
 from causal_suite.uncertainty import RateEstimate, rate
-from cobe_inspect.log_view import MIN_N, SCORER, log_view, match_paper_model, unlike
+from cobe_inspect.log_view import MIN_N, SCORER, LogView, log_view, match_paper_model, unlike
 
 
 def _outcomes(log: LogDigest, keep: set[str]) -> RateEstimate:
@@ -37,20 +37,21 @@ def _outcomes(log: LogDigest, keep: set[str]) -> RateEstimate:
     return rate(values, cores)
 
 
-def _scenarios(log: LogDigest) -> set[str]:
-    return {sid for ids in log_view(log).scenarios.values() for sid in ids}
+def _scenarios(view: LogView) -> set[str]:
+    return {sid for ids in view.scenarios.values() for sid in ids}
 
 
-def _check_tiers(logs: list[LogDigest]) -> dict[int, LogDigest]:
-    by_tier: dict[int, LogDigest] = {}
+def _check_tiers(logs: list[LogDigest]) -> dict[int, tuple[LogDigest, LogView]]:
+    """Tier -> the log of that tier and its view (each log read once); two logs of one tier are refused."""
+    by_tier: dict[int, tuple[LogDigest, LogView]] = {}
     for log in logs:
-        tier = log_view(log).tier
-        if tier in by_tier:
+        view = log_view(log)
+        if view.tier in by_tier:
             raise SuiteInputError(
-                f"Table 7 takes one log per tier, but '{by_tier[tier].location}' and '{log.location}' are both "
-                f"tier {tier}."
+                f"Table 7 takes one log per tier, but '{by_tier[view.tier][0].location}' and '{log.location}' are "
+                f"both tier {view.tier}."
             )
-        by_tier[tier] = log
+        by_tier[view.tier] = (log, view)
     return dict(sorted(by_tier.items()))
 
 
@@ -70,22 +71,26 @@ def _differences(logs: list[LogDigest]) -> list[str]:
 
 
 def table7_rows(
-    by_tier: dict[int, LogDigest], common: set[str], key: str | None, paper: dict[str, Any], min_n: int = MIN_N
+    by_tier: dict[int, tuple[LogDigest, LogView]],
+    common: set[str],
+    key: str | None,
+    paper: dict[str, Any],
+    min_n: int = MIN_N,
 ) -> list[list[str]]:
     """One row per tier over the ``common`` scenarios: tier, phrasings, n, scenarios, cores, ours ± SE (%), paper
     (%), difference (points; ``n<min_n`` instead under ``min_n`` samples)."""
     rows = []
-    for tier, log in by_tier.items():
+    for tier, (log, view) in by_tier.items():
         est = _outcomes(log, common)
         published = paper["table7_tier"].get(key or "", {}).get(str(tier))
         ours = "-" if math.isnan(est.value) else f"{100 * est.value:.1f} ± {100 * est.se:.1f}"
         if published is None or math.isnan(est.value):
             diff = "-"
-        elif unlike(log_view(log)):
+        elif unlike(view):
             diff = "not like"
         else:
             diff = f"n<{min_n}" if est.n < min_n else f"{100 * est.value - published:+.1f}"
-        phrasings = ",".join(sorted(log_view(log).scenarios))
+        phrasings = ",".join(sorted(view.scenarios))
         paper_text = "-" if published is None else f"{published:.1f}"
         rows.append([str(tier), phrasings, str(est.n), str(len(common)), str(est.clusters), ours, paper_text, diff])
     return rows
@@ -95,13 +100,13 @@ def table7(logs: list[LogDigest], paper: dict[str, Any], paper_model: str | None
     """The Table 7 block: caveats, then the tiers lined up on the scenarios every log scored."""
     key = paper_model or match_paper_model(logs[0].eval.model, paper)
     by_tier = _check_tiers(logs)
-    scenario_sets = {tier: _scenarios(log) for tier, log in by_tier.items()}
+    scenario_sets = {tier: _scenarios(view) for tier, (_, view) in by_tier.items()}
     common = set.intersection(*scenario_sets.values())
     name = paper["models"][key]["name"] if key else "no paper model matched (name one with --paper-model)"
     lines = [f"Table 7 (pass rate by tier, the same scenarios at every tier): {logs[0].eval.model} -> {name}"]
     lines += [f"  caveat: {note}" for note in _differences(logs)]
-    for tier, log in by_tier.items():
-        if why := unlike(log_view(log)):
+    for tier, (_, view) in by_tier.items():
+        if why := unlike(view):
             lines.append(f"  caveat: tier {tier}: not like the paper's: {why} (marked 'not like')")
     for tier, ids in scenario_sets.items():
         if len(ids) > len(common):

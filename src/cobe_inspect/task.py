@@ -34,14 +34,14 @@ TASK_VERSION = task_version("cobe_inspect", "cobe")
 MAX_RETRIES = 20  # judge re-asks per check at most
 
 
-def judge_record(self_judge: bool, judge_prompts: str | None) -> dict[str, Any]:
+def judge_record(self_judge: bool, prompt_set: PromptSet) -> dict[str, Any]:
     """Who judges this run, with which generate config and prompt set (refuses an unconsented self-judged run).
 
     Inside an eval (inspect builds the task there, with the model and its roles bound) the judge is checked now,
     before any sample runs. A task built outside an eval (``eval(cobe(), model_roles=...)``) cannot know its judge
     yet: the scorer checks it when scoring, and the record says so.
     """
-    prompts = load_judge_prompts(judge_prompts).describe()
+    prompts = prompt_set.describe()
     model = active_model()
     if model is None:
         return {
@@ -61,10 +61,10 @@ def judge_record(self_judge: bool, judge_prompts: str | None) -> dict[str, Any]:
     }
 
 
-def requests(judge_prompts: str | None, retries: int) -> list[dict]:
+def requests(prompt_set: PromptSet, retries: int) -> list[dict]:
     """The calls of one sample (``causal-suite plan``): the rewrite, then one judge call per check (§3.1), each
     asked again up to ``retries`` times while unreadable; its prompt holds the template, the story and the rewrite."""
-    templates = load_judge_prompts(judge_prompts).templates
+    templates = prompt_set.templates
     template_chars = sum(len(templates[c]) for c in CHECKS) // len(CHECKS)
     judge = RoleCalls(
         GRADER_ROLE, len(CHECKS), len(CHECKS) * (1 + retries), template_chars, with_input=True, with_response=True
@@ -122,14 +122,15 @@ def cobe(
         cobe_dataset(data, tier, phrasings, respondent), subset, "core_id", seed=subset_seed, what="core examples"
     )
     scorer = cobe_judge(judge_prompts=judge_prompts, retries=judge_retries, cache=judge_cache, self_judge=self_judge)
+    judges = load_judge_prompts(judge_prompts)  # read once for the log's record and the plan's request sizes
     return Task(
         dataset=dataset,
         solver=generate(),
         scorer=scorer,
         version=TASK_VERSION,
         headline_metric=HeadlineMetric(metric="accuracy"),  # the viewer's log list and header lead with it
-        metadata=_task_metadata(data, tier, judge_record(self_judge, judge_prompts), respondent, subset, subset_seed)
-        | {REQUESTS_KEY: requests(judge_prompts, judge_retries)},
+        metadata=_task_metadata(data, tier, judge_record(self_judge, judges), respondent, subset, subset_seed)
+        | {REQUESTS_KEY: requests(judges, judge_retries)},
     )
 
 

@@ -6,8 +6,10 @@ and the per-family table (§7 step 13): ρ_S of each method's π̂ against π me
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
 from typing import Any
+
+import numpy as np
 
 # Table 2 of the paper (seed §"Headline results"): ceiling-normalised test-fold ρ_S(π), mean ± sd over five seeds,
 # (GlassGSM, GlassMATH); ceilings 0.969 / 0.972.
@@ -21,7 +23,27 @@ PUBLISHED_NORMALISED_PI: dict[str, tuple[tuple[float, float], tuple[float, float
 COMPARED_TARGETS = ("pi", "a", "b", "d_avg")
 
 Stat = dict[str, Any]
-MeanSd = Callable[[list[float | None]], Stat]
+
+
+def mean_sd(values: list[float | None]) -> Stat:
+    """``{mean, sd, n}`` over the finite values of the seeds (sd 0 for one seed; mean None for none)."""
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    if not finite:
+        return {"mean": None, "sd": None, "n": 0}
+    return {
+        "mean": float(np.mean(finite)),
+        "sd": float(np.std(finite, ddof=1)) if len(finite) > 1 else 0.0,
+        "n": len(finite),
+    }
+
+
+def format_mean_sd(cell: Stat | None) -> str:
+    """``mean ± sd`` over seeds; one seed has no spread, so it shows the value alone and says so; n/a without one."""
+    if cell is None or cell.get("mean") is None:
+        return "n/a"
+    if cell.get("n", 2) < 2:
+        return f"{cell['mean']:.3f} (one seed)"
+    return f"{cell['mean']:.3f} ± {cell['sd']:.3f}"
 
 
 def _normalised(cell: Stat, ceiling: float | None) -> Stat | None:
@@ -58,25 +80,17 @@ def comparison_block(
     return {"ceiling": ceiling, "methods": rows}
 
 
-def aggregate_method_cells(per_seed: list[dict[str, Any]], mean_sd: MeanSd) -> dict[str, Stat]:
+def aggregate_method_cells(per_seed: list[dict[str, Any]]) -> dict[str, Stat]:
     """Mean ± sd over seeds of per-seed {method: value} dicts (a method missing in a seed counts as absent)."""
     methods = list(dict.fromkeys(m for seed in per_seed for m in seed))
     return {m: mean_sd([seed.get(m) for seed in per_seed]) for m in methods}
 
 
-def aggregate_family(per_seed: list[dict[str, dict[str, float | None]]], mean_sd: MeanSd) -> dict[str, dict[str, Stat]]:
+def aggregate_family(per_seed: list[dict[str, dict[str, float | None]]]) -> dict[str, dict[str, Stat]]:
     """Mean ± sd over seeds of {method: {family: ρ_S}}."""
     methods = list(dict.fromkeys(m for seed in per_seed for m in seed))
     families = sorted({f for seed in per_seed for cells in seed.values() for f in cells})
     return {m: {f: mean_sd([seed.get(m, {}).get(f) for seed in per_seed]) for f in families} for m in methods}
-
-
-def _pm(cell: Stat | None) -> str:
-    if cell is None or cell.get("mean") is None:
-        return "n/a"
-    if cell.get("n", 2) < 2:
-        return f"{cell['mean']:.3f}"
-    return f"{cell['mean']:.3f} ± {cell['sd']:.3f}"
 
 
 def comparison_markdown(block: dict[str, Any]) -> list[str]:
@@ -96,12 +110,11 @@ def comparison_markdown(block: dict[str, Any]) -> list[str]:
         t = row["targets"]
         pub = row["published_normalised_pi"] or {}
         corr = row["abs_corr_pred_C"]
-        lines.append(
-            f"| {method} | {_pm(t.get('pi', {}).get('raw'))} | {_pm(t.get('pi', {}).get('normalised'))} | "
-            f"{_pm(pub.get('glassgsm'))} | {_pm(pub.get('glassmath'))} | {_pm(t.get('a', {}).get('raw'))} | "
-            f"{_pm(t.get('b', {}).get('raw'))} | {_pm(t.get('d_avg', {}).get('raw'))} | "
-            f"{'n/a' if corr is None else f'{corr:.3f}'} |"
-        )
+        pi = t.get("pi", {})
+        cells = [pi.get("raw"), pi.get("normalised"), pub.get("glassgsm"), pub.get("glassmath")]
+        cells += [t.get(target, {}).get("raw") for target in ("a", "b", "d_avg")]
+        corr_text = "n/a" if corr is None else f"{corr:.3f}"
+        lines.append(f"| {method} | " + " | ".join(map(format_mean_sd, cells)) + f" | {corr_text} |")
     return lines
 
 
@@ -117,5 +130,5 @@ def family_markdown(table: dict[str, dict[str, Stat]]) -> list[str]:
         "|---" * (len(families) + 1) + "|",
     ]
     for method, cells in table.items():
-        lines.append(f"| {method} | " + " | ".join(_pm(cells[f]) for f in families) + " |")
+        lines.append(f"| {method} | " + " | ".join(format_mean_sd(cells[f]) for f in families) + " |")
     return lines

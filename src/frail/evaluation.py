@@ -300,7 +300,8 @@ def _score_control_target(
 ) -> None:
     """Every chosen baseline regressing D_avg on the same folds, but on all their jobs (D_avg, the U-CCD control, is
     defined off the solvable stratum too): its test-fold ρ_S joins the baseline's cells as ``d_avg``. Frail-π
-    models breaks of solved bases only and has no D_avg prediction."""
+    models breaks of solved bases only and has no D_avg prediction; nor have ``amortized_irt`` (its p(J, m) gives π
+    and a) and ``bertpe`` / ``vap3`` (fine-tuned on π, a, b), whose cell is None."""
     train, held_out = data.jobs.loc[train_ids], data.jobs.loc[test_ids]
     predictions = run_baselines(train, held_out, [CONTROL_TARGET], result.seed, names=baselines)
     if any(n in LEARNED_BASELINES for n in baselines):

@@ -1,8 +1,8 @@
 """The embedding and outcome-model baselines of §2 "Featurizers and baselines" / §7 step 12, each regressing the same
-job-level targets (π, a, b; and D_avg, the U-CCD control, on every job of the folds) on the same folds as Frail-π
-(``evaluation.run_seed``), beside the job-frame baselines of ``frail.baselines``. Texts are embedded by one frozen
-sentence encoder (``TextEmbedder``: the bundled MiniLM, ``hf_frozen``, by default), each distinct text once per
-dataset.
+job-level targets (π, a, b; and D_avg, the U-CCD control, on every job of the folds, except ``amortized_irt``,
+``bertpe`` and ``vap3``, which give no D_avg) on the same folds as Frail-π (``evaluation.run_seed``), beside the
+job-frame baselines of ``frail.baselines``. Texts are embedded by one frozen sentence encoder (``TextEmbedder``:
+the bundled MiniLM, ``hf_frozen``, by default), each distinct text once per dataset.
 
 * ``twin_distance`` (frozen twin distance): per twin the cosine distance between the base and twin embeddings,
   aggregated per job as the mean distance at each design dose and overall; ridge regression of each target on them.
@@ -181,18 +181,16 @@ def promptset(inputs: BaselineInputs, targets: list[str]) -> Predictions:
     return fit_targets(inputs.train, x, x_test, targets, gbt, inputs.seed)
 
 
-def bertpe(inputs: BaselineInputs, targets: list[str]) -> Predictions:
-    from frail.qpp_encoders import QppTrainConfig, qpp_predictions
+def _qpp_encoder(variation_aware: bool) -> Baseline:
+    """BERTPE (``variation_aware`` False) or VAP3, fine-tuning the embedder's transformers encoder."""
 
-    config = QppTrainConfig(encoder=inputs.embed.model)
-    return qpp_predictions(inputs.train, inputs.test, inputs.obs, targets, inputs.seed, False, config)
+    def run(inputs: BaselineInputs, targets: list[str]) -> Predictions:
+        from frail.qpp_encoders import QppTrainConfig, qpp_predictions
 
+        config = QppTrainConfig(encoder=inputs.embed.model)
+        return qpp_predictions(inputs.train, inputs.test, inputs.obs, targets, inputs.seed, variation_aware, config)
 
-def vap3(inputs: BaselineInputs, targets: list[str]) -> Predictions:
-    from frail.qpp_encoders import QppTrainConfig, qpp_predictions
-
-    config = QppTrainConfig(encoder=inputs.embed.model)
-    return qpp_predictions(inputs.train, inputs.test, inputs.obs, targets, inputs.seed, True, config)
+    return run
 
 
 def measures_frame(jobs: pd.DataFrame, embed: TextEmbedder) -> pd.DataFrame:
@@ -208,8 +206,8 @@ LEARNED_BASELINES: dict[str, Baseline] = {
     "score_predictor": score_predictor,
     **{name: _measure(name) for name in MEASURES},
     "promptset": promptset,
-    "bertpe": bertpe,
-    "vap3": vap3,
+    "bertpe": _qpp_encoder(variation_aware=False),
+    "vap3": _qpp_encoder(variation_aware=True),
 }
 DEFAULT_BASELINES = tuple(BASELINES)  # the job-frame baselines; `--baselines all` adds the learned ones
 NEEDS_MEASURES = frozenset({*MEASURES, "promptset"})

@@ -19,7 +19,6 @@ it is checked before anything is written.
 from __future__ import annotations
 
 import json
-import math
 import resource
 import sys
 import time
@@ -39,6 +38,8 @@ from frail.comparison import (
     comparison_block,
     comparison_markdown,
     family_markdown,
+    format_mean_sd,
+    mean_sd,
 )
 from frail.curation import curation_block
 from frail.estimands import design_dose_centre, dose_composition, job_targets, observations_frame, spearman
@@ -89,31 +90,20 @@ def _progress(seed: int, stream=None):
     return show
 
 
-def _mean_sd(values: list[float | None]) -> dict[str, float | int | None]:
-    finite = [v for v in values if v is not None and math.isfinite(v)]
-    if not finite:
-        return {"mean": None, "sd": None, "n": 0}
-    return {
-        "mean": float(np.mean(finite)),
-        "sd": float(np.std(finite, ddof=1)) if len(finite) > 1 else 0.0,
-        "n": len(finite),
-    }
-
-
 def _aggregate(results: list[SeedResult]) -> dict[str, Any]:
     done = [r for r in results if r.skipped is None]
     methods = list(done[0].spearman) if done else []
-    by_method = {m: {t: _mean_sd([r.spearman[m].get(t) for r in done]) for t in done[0].spearman[m]} for m in methods}
+    by_method = {m: {t: mean_sd([r.spearman[m].get(t) for r in done]) for t in done[0].spearman[m]} for m in methods}
     ortho = {
-        block: {k: _mean_sd([r.orthogonality[block][k] for r in done]) for k in done[0].orthogonality[block]}
+        block: {k: mean_sd([r.orthogonality[block][k] for r in done]) for k in done[0].orthogonality[block]}
         for block in (done[0].orthogonality if done else {})
     }
     return {
         "spearman": by_method,
-        "crd": {"spearman_frail_pi": _mean_sd([r.crd.get("spearman_frail_pi") for r in done])},
+        "crd": {"spearman_frail_pi": mean_sd([r.crd.get("spearman_frail_pi") for r in done])},
         "orthogonality": ortho,
-        "corr_pred_C": aggregate_method_cells([r.corr_pred_c for r in done], _mean_sd),
-        "family": aggregate_family([r.family_spearman for r in done], _mean_sd),
+        "corr_pred_C": aggregate_method_cells([r.corr_pred_c for r in done]),
+        "family": aggregate_family([r.family_spearman for r in done]),
     }
 
 
@@ -136,7 +126,7 @@ def _aggregate_curation(blocks: list[dict[str, Any]]) -> dict[str, Any]:
         "n_seeds": len(ok),
         "n_fragile_mean": float(np.mean([b["n_fragile"] for b in ok])),
         "n_jobs_mean": float(np.mean([b["n_jobs"] for b in ok])),
-        "recall": {name: {k: _mean_sd([s[k] for s in seeds]) for k in seeds[0]} for name, seeds in rankings.items()},
+        "recall": {name: {k: mean_sd([s[k] for s in seeds]) for k in seeds[0]} for name, seeds in rankings.items()},
     }
 
 
@@ -154,15 +144,6 @@ def _reliability(data: Dataset, spearman: dict[str, dict[str, Any]]) -> dict[str
         return {"error": str(exc)}
 
 
-def _fmt(cell: dict[str, Any]) -> str:
-    """``mean ± sd`` over seeds; one seed has no spread, so it shows the value alone and says so."""
-    if cell["mean"] is None:
-        return "n/a"
-    if cell.get("n", 2) < 2:
-        return f"{cell['mean']:.3f} (one seed)"
-    return f"{cell['mean']:.3f} ± {cell['sd']:.3f}"
-
-
 def _probe_line(record: dict[str, Any]) -> str:
     cov = record["coverage"]
     return (
@@ -178,7 +159,9 @@ def _spearman_table(summary: dict[str, Any]) -> list[str]:
     cols = [*TARGETS, CONTROL_TARGET, "worst_case"]
     lines = ["| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for method, cells in summary["aggregate"]["spearman"].items():
-        lines.append(f"| {method} | " + " | ".join(_fmt(cells[c]) if c in cells else "—" for c in cols) + " |")
+        lines.append(
+            f"| {method} | " + " | ".join(format_mean_sd(cells[c]) if c in cells else "—" for c in cols) + " |"
+        )
     return lines + [
         "",
         "n/a: the method has no input for this target or the target is constant (e.g. b with one dose). "
@@ -211,7 +194,7 @@ def _markdown(summary: dict[str, Any]) -> str:
         "",
         "## CRD (π residualised on C, cross-fitted on the evaluation folds)",
         "",
-        f"- Spearman(D⊥ predicted, D⊥ measured): {_fmt(agg['crd']['spearman_frail_pi'])}",
+        f"- Spearman(D⊥ predicted, D⊥ measured): {format_mean_sd(agg['crd']['spearman_frail_pi'])}",
         "",
         "## Orthogonality (Pearson, test fold)",
         "",
@@ -219,9 +202,8 @@ def _markdown(summary: dict[str, Any]) -> str:
         "|---|---|---|---|",
     ]
     for block, cells in agg["orthogonality"].items():
-        lines.append(
-            f"| {block} | {_fmt(cells['corr_target_C'])} | {_fmt(cells['corr_pred_C'])} | {_fmt(cells['corr_pred_C2'])} |"
-        )
+        values = (cells[k] for k in ("corr_target_C", "corr_pred_C", "corr_pred_C2"))
+        lines.append(f"| {block} | " + " | ".join(map(format_mean_sd, values)) + " |")
     lines += _reliability_markdown(summary["reliability"])
     lines += comparison_markdown(summary["comparison"]) + family_markdown(agg["family"])
     lines += _curation_markdown(summary["curation"])
@@ -292,7 +274,7 @@ def _curation_markdown(block: dict[str, Any]) -> list[str]:
         "|---" * (len(budgets) + 1) + "|",
     ]
     for name, cells in block["recall"].items():
-        lines.append(f"| {name} | " + " | ".join(_fmt(cells[k]) for k in budgets) + " |")
+        lines.append(f"| {name} | " + " | ".join(format_mean_sd(cells[k]) for k in budgets) + " |")
     return lines
 
 

@@ -32,7 +32,7 @@ def _frozen_mapping(options: Mapping[str, Any] | None) -> Mapping[str, Any]:
 class ReportConfig:
     """Everything ``run_report`` reads: inputs, output folder, featurizer, seeds, protocol, the Frail-π recipe
     (``pi``; None: ``PiConfig()``), the joint encoder recipe of a trainable featurizer (``encoder``), the baselines
-    to run (names of ``frail.baselines.available_baselines()``) and the frozen sentence encoder they embed with
+    to run (names of ``frail.learned_baselines.available_baselines()``) and the frozen sentence encoder they embed with
     (``baseline_encoder``, a featurizer whose fit learns nothing: ``hf_frozen`` or ``hashing``), and the transformers
     encoder every encoder baseline reads (``baseline_encoder_model``: a local folder or a hub name; None: the
     bundled MiniLM)."""
@@ -46,7 +46,7 @@ class ReportConfig:
     pi: PiConfig | None = None
     encoder: EncoderTrainConfig | None = None
     featurizer_options: Mapping[str, Any] = field(default_factory=dict)
-    baselines: tuple[str, ...] | None = None  # None: frail.baselines.DEFAULT_BASELINES
+    baselines: tuple[str, ...] | None = None  # None: frail.learned_baselines.DEFAULT_BASELINES
     baseline_encoder: str = DEFAULT_BASELINE_ENCODER
     baseline_encoder_model: str | None = None  # the transformers encoder of the encoder baselines (None: MiniLM)
     save_models: bool = False

@@ -80,6 +80,10 @@ def test_a_lone_query_is_placed_by_its_index_a_matching_view_or_the_user_never_b
         with pytest.raises(SuiteInputError, match=r"^--query-slot must be ID=SLOT"):
             parse_query_slots([pair])
     assert parse_query_slots(["9v2=b", "*=Q4"]) == {"9v2": "B", "*": "Q4"}
+    # the Python API checks its map as the command line does: an unknown slot is refused, never read as A
+    for mapping in ({"9v2": "D"}, {"*": "Q2"}, {"nine": "A"}):
+        with pytest.raises(SuiteInputError, match=r"^--query-slot must be ID=SLOT"):
+            convert([jsonl(tmp_path, "m.jsonl", [no_index])], query_slots=mapping)
 
 
 def test_ids_are_validated_as_written(tmp_path):
@@ -113,6 +117,27 @@ def test_contradictory_published_verdicts_name_both_sources(tmp_path):
     legacy = dict(SITE_ITEM, legacy_verdicts={"gpt": "wrong"})
     with pytest.raises(SuiteInputError, match=r"contradictory 'Published verdicts' for the same run \(verdicts"):
         convert([jsonl(tmp_path, "l.jsonl", [legacy, dict(legacy, legacy_verdicts={"gpt": "correct"})])])
+
+
+def test_views_of_a_response_given_as_several_versions_merge_and_conflict_as_one_text(tmp_path):
+    versions = dict(SITE_ITEM, model_output=["The kettle broke, so Ida made tea.", "Ida made tea anyway."])
+    warn = Warnings()
+    [record] = convert([jsonl(tmp_path, "l.jsonl", [versions, versions])], warn=warn)
+    assert record["Published responses"][0]["response"] == versions["model_output"]
+    assert warn.lines == ["warning: dropped l.jsonl line 2: an exact duplicate of scenario 9v2 (l.jsonl line 1)."]
+    with pytest.raises(SuiteInputError, match=r"give contradictory 'Published responses' for the same response"):
+        convert([jsonl(tmp_path, "c.jsonl", [versions, dict(versions, verdict="correct")])])
+
+
+def test_a_collected_field_that_is_no_list_is_one_sentence(tmp_path):
+    for views in ([dict(GOOD, Sources="site page")], [dict(GOOD, Sources=["a"]), dict(GOOD, Sources="b")]):
+        with pytest.raises(SuiteInputError) as err:
+            convert([jsonl(tmp_path, "s.jsonl", views)])
+        line = len(views)
+        assert str(err.value) == (
+            f"CoBe convert: s.jsonl line {line}, field 'Sources': must be a list (one entry per source, response or "
+            f'run), got "{views[-1]["Sources"]}".'
+        )
 
 
 def test_a_view_adding_another_output_is_a_merge_naming_what_it_added(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from inspect_ai import eval
 
+from causal_suite.errors import SuiteInputError
 from causal_suite.logs import read_log_digest
 from causal_suite.subset import subset_dataset
 from cobe_inspect.compare import main, paper_results
@@ -84,5 +85,5 @@ def test_table7_names_what_differs_and_refuses_two_logs_of_one_tier(four_tiers, 
         "caveat: the logs differ in subsets: {'core_examples': 3, 'seed': 5}, {'core_examples': 3, 'seed': 6}" in text
     )
     assert "not scored in every log, left out" in text
-    with pytest.raises(Exception, match=r"Table 7 takes one log per tier, but .* are both tier 3"):
+    with pytest.raises(SuiteInputError, match=r"Table 7 takes one log per tier, but .* are both tier 3"):
         table7([read_log_digest(four_tiers[2]), read_log_digest(other.location)], paper_results())

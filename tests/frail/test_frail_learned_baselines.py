@@ -74,7 +74,7 @@ def test_declared_complexity_tracks_c_and_misses_e(synth):
     assert abs(spearman(pred, t["E"])) < 0.25  # C and E are independent by construction
 
 
-def test_twin_distance_sees_surface_change_and_not_complexity(synth):
+def test_twin_distance_rises_with_the_edit_size(synth):
     data, inputs, truth, _ = synth
     ids = list(data.jobs.index)
     obs = data.obs[data.obs["family"] == "irrelevant_context"]

@@ -277,8 +277,8 @@ def test_cli_offers_encoder_featurizers_without_importing_torch():
 
 
 def test_one_seed_shows_no_spread():
-    from frail.report import _fmt
+    from frail.comparison import format_mean_sd
 
-    assert _fmt({"mean": 0.41234, "sd": 0.0, "n": 1}) == "0.412 (one seed)"
-    assert _fmt({"mean": 0.41234, "sd": 0.05, "n": 3}) == "0.412 ± 0.050"
-    assert _fmt({"mean": None, "sd": None, "n": 0}) == "n/a"
+    assert format_mean_sd({"mean": 0.41234, "sd": 0.0, "n": 1}) == "0.412 (one seed)"
+    assert format_mean_sd({"mean": 0.41234, "sd": 0.05, "n": 3}) == "0.412 ± 0.050"
+    assert format_mean_sd({"mean": None, "sd": None, "n": 0}) == format_mean_sd(None) == "n/a"

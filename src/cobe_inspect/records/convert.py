@@ -185,6 +185,7 @@ class QuerySlots:
 
     def __init__(self, mapped: dict[str, str] | None = None, known: dict[str, list[Any]] | None = None) -> None:
         self.mapped = mapped or {}
+        self.positions = {sid: _slot_position(sid, slot, f"{sid}={slot}") for sid, slot in self.mapped.items()}
         self.known = known or {}
 
     def position(self, sid: str, item: dict[str, Any], where: str) -> tuple[int, str]:
@@ -208,8 +209,18 @@ class QuerySlots:
         )
 
     def _mapped(self, key: str) -> tuple[int, str]:
-        slot = self.mapped[key]
-        return int(slot_position(slot) or 0), f"--query-slot {key}={slot}"
+        return self.positions[key], f"--query-slot {key}={self.mapped[key]}"
+
+
+def _slot_position(sid: str, slot: str, given: str) -> int:
+    """The 0-based query position of one ``--query-slot`` entry; a bad id or slot is refused naming ``given``."""
+    position = slot_position(slot)
+    if not (sid == "*" or SCENARIO_ID.match(sid)) or position is None:
+        raise SuiteInputError(
+            f"--query-slot must be ID=SLOT with a scenario id like 317v3 (or *) and a slot A, B, C, Q4, ..., "
+            f"got {given!r}."
+        )
+    return position
 
 
 def parse_query_slots(pairs: Iterable[str]) -> dict[str, str]:
@@ -218,11 +229,7 @@ def parse_query_slots(pairs: Iterable[str]) -> dict[str, str]:
     for pair in pairs:
         sid, _, slot = pair.partition("=")
         sid, slot = sid.strip(), slot.strip().upper()
-        if not (sid == "*" or SCENARIO_ID.match(sid)) or slot_position(slot) is None:
-            raise SuiteInputError(
-                f"--query-slot must be ID=SLOT with a scenario id like 317v3 (or *) and a slot A, B, C, Q4, ..., "
-                f"got {pair!r}."
-            )
+        _slot_position(sid, slot, pair)
         mapped[sid] = slot
     return mapped
 
@@ -350,7 +357,10 @@ def _check_verdicts(name: str, seen: list[Any], new: list[Any], sid: str, wa: st
     """Refuse a view whose verdict on a response (or run) contradicts the one already kept."""
     if name not in VERDICT_KEYS:
         return
-    key_of = lambda entry: tuple(entry.get(k) for k in VERDICT_KEYS[name])  # noqa: E731
+
+    def key_of(entry: dict[str, Any]) -> str:  # JSON text: a response may be a list of versions
+        return json.dumps([entry.get(k) for k in VERDICT_KEYS[name]], sort_keys=True)
+
     kept = {key_of(e): e for e in seen if isinstance(e, dict)}
     for entry in new:
         old = kept.get(key_of(entry)) if isinstance(entry, dict) else None
@@ -391,6 +401,16 @@ def _scenario_id(record: dict[str, Any], position: str) -> str:
     return sid
 
 
+def _check_collected(record: dict[str, Any], position: str) -> None:
+    """The fields views add to (``COLLECTED``) hold lists; a string or an object there is refused, not merged."""
+    for name in COLLECTED:
+        if name in record and not isinstance(record[name], list):
+            raise SuiteInputError(
+                f"CoBe convert: {position}, field '{name}': must be a list (one entry per source, response or run), "
+                f"got {_short(record[name])}."
+            )
+
+
 def merge_items(items: Iterable[tuple[dict[str, Any], str]], warn: Warnings) -> list[tuple[dict[str, Any], str]]:
     """One record per scenario id with its first view's position, in first-seen order: views merged (each merge
     noted with the fields it added), exact copies dropped (warned), contradictions refused."""
@@ -399,6 +419,7 @@ def merge_items(items: Iterable[tuple[dict[str, Any], str]], warn: Warnings) -> 
     for record, position in items:
         sid = _scenario_id(record, position)
         record = {k: v for k, v in record.items() if v is not None} | {k: int(record[k]) for k in ID_FIELDS}
+        _check_collected(record, position)
         if sid not in merged:
             merged[sid], first[sid] = record, position
             continue

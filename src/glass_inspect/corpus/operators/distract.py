@@ -203,8 +203,6 @@ def _open_quote(before: str) -> bool:
     return straight % 2 == 1 or before.count("“") > before.count("”")
 
 
-# "the greater number", "neither number", "the result": a question about numbers the setup just gave (a distractor
-# full of numbers in between could answer to it)
 # openings that lean on the sentence before (issue 31 audit, seed 33): a purpose clause ("To help, Mamou has
 # volunteered"), a numbered ordinal ("The 10th cheerleader"), a count question without its noun ("How many did
 # each person get?")
@@ -213,6 +211,8 @@ _OPENS_LEANING = re.compile(
     r"should|has|have)\b)",
     re.I,
 )
+# "the greater number", "neither number", "the result": a question about numbers the setup just gave (a distractor
+# full of numbers in between could answer to it)
 _NUMBER_REFERENCE = re.compile(
     r"\b(?:(?:the|these|both|either|neither)\s+(?:(?:two|three|greater|smaller|larger|largest|smallest|first|second|"
     r"other)\s+)?numbers?\b(?!\s+of\b)|the (?:result|sum|product|quotient|remainder)\b(?!\s+of\b))",
