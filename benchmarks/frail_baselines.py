@@ -1,15 +1,15 @@
 """Frail's full baseline set (issue 33): the comparison table on Synth-CD and on the pairs of a scripted glass run,
 and the cost of ``frail report --baselines all`` at 1,000 and 5,000 jobs.
 
-* ``--part synth``: ``frail synth --n-jobs 500 --twins-per-dose 5 --seed 7``, then ``frail report --seeds 0,1,2,3,4
-  --baselines all`` (MiniLM baseline encoder, tfidf_svd Frail-π); prints the comparison and per-family tables.
+* ``--part synth``: ``frail synth --n-jobs 500 --twins-per-dose 5 --seed 7`` (or ``--n-jobs``, ``--twins-per-dose``),
+  then ``frail report --seeds 0,1,2,3,4 --baselines all`` (MiniLM baseline encoder, tfidf_svd Frail-π); prints the
+  wall and CPU seconds and the comparison and per-family tables.
 * ``--part glass``: ``glass_inspect/glassgsm`` on the built-in corpus with the scripted solver of
   ``behaviour_fingerprint.py``, ``frail pairs`` from its log, then the same report (5 seeds).
 * ``--part scale``: Synth-CD at 1,000 and 5,000 jobs (one twin per dose), ``frail report --seeds 0 --baselines
   all`` in a fresh process each; wall seconds, CPU seconds (the child's user + system time) and peak RSS (the
   report's own ``ru_maxrss``), against the default baselines on the same pairs in the same way (the baseline arm),
   and the 5,000 / 1,000 ratios.
-
 * ``--part profile``: Synth-CD at ``--n-jobs`` (default 300; 5 twins per dose), one ``frail report`` (``--baselines``,
   default every baseline but BERTPE and VAP3, which fine-tune rather than encode) in this process under cProfile:
   the frozen encoder's calls, the texts asked for, the distinct texts among them and the texts it encoded, then the
@@ -19,7 +19,6 @@ and the cost of ``frail report --baselines all`` at 1,000 and 5,000 jobs.
   process, in the order given (64 per batch, the encoder's loop before length-sorted batching) and in length-sorted
   batches (``HFEncoderFeaturizer.transform``): seconds of each, their ratio, and how far the two vectors of a text
   differ (maximum absolute difference, maximum 1 - cosine).
-
 * ``--part equal --before-src DIR``: one fixed-seed report (Synth-CD 120 jobs, 2 twins per dose, ``--seeds`` and
   ``--baselines`` as given) by the code in ``DIR`` (e.g. an older checkout's ``src``) and by this checkout's, each in a
   fresh process: the largest difference of any number of the comparison table and the aggregated ρ_S cells.
@@ -79,16 +78,19 @@ def print_tables(out: Path) -> None:
     print(text[start:end])
 
 
-def part_synth(work: Path, baselines: str, seeds: str) -> None:
-    pairs = synth_pairs(work, 500)
+def part_synth(work: Path, args: argparse.Namespace) -> None:
+    n_jobs, per_dose = args.n_jobs or 500, args.twins_per_dose
+    pairs = synth_pairs(work, n_jobs, per_dose)
     start = time.perf_counter()
-    summary = report(pairs, work / "rep", seeds, baselines)
-    print(f"Synth-CD 500 jobs, seeds {seeds}, --baselines {baselines}: {time.perf_counter() - start:.0f} s wall")
+    summary = report(pairs, work / "rep", args.seeds, args.baselines)
+    wall = time.perf_counter() - start
+    print(f"Synth-CD {n_jobs} jobs x {per_dose} twins per dose, seeds {args.seeds}, --baselines {args.baselines}: ")
+    print(f"{wall:.0f} s wall, {summary['cpu_seconds']:.0f} s CPU")
     print(f"jobs {summary['n_jobs']}, solvable {summary['n_solvable']}, observations {summary['n_observations']}")
     print_tables(work / "rep")
 
 
-def part_glass(work: Path, baselines: str, seeds: str) -> None:
+def part_glass(work: Path, args: argparse.Namespace) -> None:
     import behaviour_fingerprint as bf
     from inspect_ai import eval as inspect_eval
 
@@ -105,15 +107,19 @@ def part_glass(work: Path, baselines: str, seeds: str) -> None:
     )
     pairs = work / "pairs.jsonl"
     assert frail(["pairs", log.location, "--out", str(pairs)]) == 0
-    summary = report(pairs, work / "rep", seeds, baselines)
-    print(f"scripted glassgsm run: jobs {summary['n_jobs']}, solvable {summary['n_solvable']}")
+    start = time.perf_counter()
+    summary = report(pairs, work / "rep", args.seeds, args.baselines)
+    wall = time.perf_counter() - start
+    print(f"scripted glassgsm run: jobs {summary['n_jobs']}, solvable {summary['n_solvable']}, seeds {args.seeds}")
+    print(f"--baselines {args.baselines}: {wall:.0f} s wall, {summary['cpu_seconds']:.0f} s CPU")
     if summary["status"] == "ok":
         print_tables(work / "rep")
     else:
         print(summary["message"])
 
 
-def part_scale(work: Path, baselines: str, seeds: str) -> None:
+def part_scale(work: Path, args: argparse.Namespace) -> None:
+    baselines, seeds = args.baselines, args.seeds
     rows = []
     for n_jobs in (1000, 5000):
         pairs = synth_pairs(work, n_jobs, twins_per_dose=1)
@@ -164,10 +170,11 @@ def count_encoder_work() -> dict[str, Any]:
     return counts
 
 
-def part_profile(work: Path, baselines: str, seeds: str, n_jobs: int) -> None:
+def part_profile(work: Path, args: argparse.Namespace) -> None:
     import cProfile
     import pstats
 
+    baselines, seeds, n_jobs = encoded_baselines(args.baselines), args.seeds, args.n_jobs or 300
     pairs = synth_pairs(work, n_jobs)
     counts = count_encoder_work()
     argv = ["report", "--pairs", str(pairs), "--seeds", seeds, "--out", str(work / "rep"), "--quiet"]
@@ -187,12 +194,13 @@ def part_profile(work: Path, baselines: str, seeds: str, n_jobs: int) -> None:
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(20)
 
 
-def part_encode(work: Path, baselines: str, seeds: str, n_jobs: int) -> None:
+def part_encode(work: Path, args: argparse.Namespace) -> None:
     import numpy as np
     import torch
 
     from frail.encoders import HFEncoderFeaturizer, HFFrozen
 
+    n_jobs = args.n_jobs or 300
     rows = [json.loads(line) for line in synth_pairs(work, n_jobs).read_text().splitlines()]
     texts = list(dict.fromkeys([r["base_text"] for r in rows] + [r["twin_text"] for r in rows]))
     feat = HFFrozen()
@@ -224,9 +232,10 @@ def _leaves(value: Any, path: str = "") -> dict[str, Any]:
     return {path: value}
 
 
-def part_equal(work: Path, baselines: str, seeds: str, before_src: str) -> None:
+def part_equal(work: Path, args: argparse.Namespace) -> None:
     """The comparison table and the aggregated ρ_S cells of one fixed-seed report, by ``before_src``'s code and by
     this checkout's, each in a fresh process: the largest difference of any number, and the cells that differ."""
+    baselines, seeds, before_src = args.baselines, args.seeds, args.before_src
     pairs = synth_pairs(work, 120, twins_per_dose=2)
     here = str(Path(__file__).resolve().parents[1] / "src")
     summaries = [
@@ -250,35 +259,40 @@ def part_equal(work: Path, baselines: str, seeds: str, before_src: str) -> None:
     print(f"wall s before / after: {summaries[0]['wall_seconds']:.1f} / {summaries[1]['wall_seconds']:.1f}")
 
 
+def encoded_baselines(spec: str) -> str:
+    """``spec``, where ``all`` means every baseline but the two that fine-tune an encoder (BERTPE, VAP3)."""
+    from frail.learned_baselines import available_baselines
+
+    return spec if spec != "all" else ",".join(n for n in available_baselines() if n not in ("bertpe", "vap3"))
+
+
+PARTS = {
+    "synth": part_synth,
+    "glass": part_glass,
+    "scale": part_scale,
+    "profile": part_profile,
+    "encode": part_encode,
+    "equal": part_equal,
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--part", choices=["synth", "glass", "scale", "profile", "encode", "equal"], required=True)
+    parser.add_argument("--part", choices=list(PARTS), required=True)
     parser.add_argument(
         "--baselines",
         default="all",
         help="the --baselines of the measured arm (default all; profile: all but bertpe, vap3)",
     )
     parser.add_argument("--seeds", default="0,1,2,3,4", help="report seeds (scale: the first only)")
-    parser.add_argument("--n-jobs", type=int, default=300, help="profile / encode: Synth-CD jobs")
+    parser.add_argument("--n-jobs", type=int, help="synth: Synth-CD jobs (default 500); profile / encode: (300)")
+    parser.add_argument("--twins-per-dose", type=int, default=5, help="synth: twins per dose (default 5)")
     parser.add_argument("--before-src", help="equal: the src folder of the code to compare against")
     args = parser.parse_args()
+    if args.part == "equal" and not args.before_src:
+        parser.error("--part equal needs --before-src")
     with tempfile.TemporaryDirectory() as tmp:
-        if args.part == "equal":
-            if not args.before_src:
-                parser.error("--part equal needs --before-src")
-            part_equal(Path(tmp), args.baselines, args.seeds, args.before_src)
-            return
-        if args.part in ("profile", "encode"):
-            from frail.learned_baselines import available_baselines
-
-            fine_tuned = ("bertpe", "vap3")
-            every_encoded = ",".join(n for n in available_baselines() if n not in fine_tuned)
-            baselines = args.baselines if args.baselines != "all" else every_encoded
-            {"profile": part_profile, "encode": part_encode}[args.part](Path(tmp), baselines, args.seeds, args.n_jobs)
-            return
-        {"synth": part_synth, "glass": part_glass, "scale": part_scale}[args.part](
-            Path(tmp), args.baselines, args.seeds
-        )
+        PARTS[args.part](Path(tmp), args)
 
 
 if __name__ == "__main__":
