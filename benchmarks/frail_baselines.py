@@ -203,6 +203,7 @@ def part_encode(work: Path, args: argparse.Namespace) -> None:
     n_jobs = args.n_jobs or 300
     rows = [json.loads(line) for line in synth_pairs(work, n_jobs).read_text().splitlines()]
     texts = list(dict.fromkeys([r["base_text"] for r in rows] + [r["twin_text"] for r in rows]))
+    torch.set_num_threads(1)  # as `frail report` (its --threads defaults to 1)
     feat = HFFrozen()
     _ = feat.embed(texts[:8])  # warm-up: load the encoder
 
