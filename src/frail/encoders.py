@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from causal_suite.errors import SuiteInputError
+from frail.embedding_cache import cached_embeddings
 from frail.featurizers import Featurizer, register_featurizer
 from frail.splits import Split, write_sidecar
 
@@ -163,15 +164,20 @@ class HFEncoderFeaturizer(Featurizer):
         return self
 
     def transform(self, texts: list[str]) -> np.ndarray:
+        """Embeddings of ``texts`` in batches of texts of similar length (longest first), so that a batch pads its
+        texts to about their own length; the attention mask keeps padding out of every real token and of the mean,
+        so the order changes the vectors only at float rounding (``benchmarks/frail_baselines.py --part encode``)."""
         module = self.module
         was_training = module.training
         module.eval()
-        chunks = []
-        with torch.no_grad():
+        out = np.zeros((len(texts), self.dim), np.float32)
+        by_length = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        with torch.inference_mode():
             for start in range(0, len(texts), self.batch_size):
-                chunks.append(self.embed(texts[start : start + self.batch_size]).float().cpu().numpy())
+                rows = by_length[start : start + self.batch_size]
+                out[rows] = self.embed([texts[i] for i in rows]).float().cpu().numpy()
         module.train(was_training)
-        return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros((0, self.dim), np.float32)
+        return out
 
     # -- pickling --------------------------------------------------------------------------------------------
     def trained_state(self) -> dict[str, torch.Tensor] | None:
@@ -199,10 +205,15 @@ class HFEncoderFeaturizer(Featurizer):
 
 @register_featurizer("hf_frozen")
 class HFFrozen(HFEncoderFeaturizer):
-    """Mean-pooled embeddings of a frozen encoder (no weights trained)."""
+    """Mean-pooled embeddings of a frozen encoder (no weights trained), each distinct text encoded once per process
+    and encoder (``frail.embedding_cache``, keyed by encoder, maximum length and device)."""
 
     trainable = False
     fit_learns = False
+
+    def transform(self, texts: list[str]) -> np.ndarray:
+        key = ("hf_frozen", self.encoder_name or DEFAULT_ENCODER, self.max_len, auto_device(self.device))
+        return cached_embeddings(key, list(texts), super().transform)
 
 
 @register_featurizer("hf_finetune")

@@ -2,7 +2,8 @@
 job-level targets (π, a, b; and D_avg, the U-CCD control, on every job of the folds, except ``amortized_irt``,
 ``bertpe`` and ``vap3``, which give no D_avg) on the same folds as Frail-π (``evaluation.run_seed``), beside the
 job-frame baselines of ``frail.baselines``. Texts are embedded by one frozen sentence encoder (``TextEmbedder``:
-the bundled MiniLM, ``hf_frozen``, by default), each distinct text once per dataset.
+the bundled MiniLM, ``hf_frozen``, by default), each distinct text once per process and encoder
+(``frail.embedding_cache``).
 
 * ``twin_distance`` (frozen twin distance): per twin the cosine distance between the base and twin embeddings,
   aggregated per job as the mean distance at each design dose and overall; ridge regression of each target on them.
@@ -42,7 +43,8 @@ Predictions = dict[str, "np.ndarray | None"]
 
 
 class TextEmbedder:
-    """Frozen embeddings of texts by a featurizer whose fit learns nothing; each distinct text is encoded once."""
+    """Frozen embeddings of texts by a featurizer whose fit learns nothing; the MiniLM (``hf_frozen``) encodes each
+    distinct text once per process (``frail.embedding_cache``), ``hashing`` is cheaper to recompute than to store."""
 
     def __init__(self, featurizer: str, model: str | None = None) -> None:
         """``model``: the transformers encoder of ``hf_frozen`` (a local folder or a hub name; None: the MiniLM)."""
@@ -54,13 +56,9 @@ class TextEmbedder:
                 f"--baseline-encoder {featurizer!r} learns from the training texts; the baselines need a frozen "
                 "encoder (hf_frozen, the bundled MiniLM, or hashing)."
             )
-        self._cache: dict[str, np.ndarray] = {}
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        if missing:
-            self._cache.update(zip(missing, self.featurizer.transform(missing), strict=True))
-        return np.stack([self._cache[t] for t in texts]).astype(np.float32)
+        return np.asarray(self.featurizer.transform(list(texts)), dtype=np.float32)
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,7 @@ class QppRegressor:
                 texts, rows = self._batch(groups, jobs, variations)
                 self._step(texts, self.y_std[rows], opt, adversarial=variations > 0)
         module.eval()
+        self.feat.jointly_trained = True  # encoder and head were trained together: the encoder may featurize
         return self
 
     def _batch(self, groups: Sequence[Sequence[str]], jobs: np.ndarray, variations: int) -> tuple[list[str], list[int]]:
@@ -121,15 +122,17 @@ class QppRegressor:
         return texts, rows
 
     def predict(self, groups: Sequence[Sequence[str]]) -> np.ndarray:
-        """(n_jobs, n_out) in target units: the mean over each job's texts of the head's output."""
+        """(n_jobs, n_out) in target units: the mean over each job's texts of the head's output (every text of every
+        group embedded in the encoder's length-sorted batches, then averaged per group)."""
         import torch
 
-        out = []
-        with torch.no_grad():
-            for group in groups:
-                emb = self.feat.embed(list(group))
-                out.append(self.head(emb).mean(dim=0).cpu().numpy())
-        return np.array(out) * self.sd + self.mean
+        texts = [t for group in groups for t in group]
+        emb = torch.from_numpy(self.feat.transform(texts)).to(self.feat.device_name)
+        with torch.inference_mode():
+            out = self.head(emb).float().cpu().numpy()
+        starts = np.cumsum([0, *(len(g) for g in groups)])[:-1]
+        means = np.add.reduceat(out, starts, axis=0) / np.array([len(g) for g in groups])[:, None]
+        return means * self.sd + self.mean
 
 
 def twin_groups(obs: pd.DataFrame, jobs: pd.DataFrame, per_dose: bool) -> list[list[str]]:

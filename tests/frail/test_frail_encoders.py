@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from causal_suite.errors import SuiteInputError
+from frail import embedding_cache
 from frail.encoders import HFLora, resolve_encoder
 from frail.featurizers import available_featurizers, make_featurizer
 from frail.models.pi import DoseCounts, FrailPi
@@ -50,11 +51,51 @@ def test_frozen_embeddings_are_real_and_deterministic():
     assert x.shape == (len(TEXTS), 384) and x.dtype == np.float32
     unit = x / np.linalg.norm(x, axis=1, keepdims=True)
     assert unit[2] @ unit[3] > unit[2] @ unit[4] + 0.3  # eating food ~ eating bread, not stock markets
+    embedding_cache.clear()  # encode again rather than read the vectors stored by the first call
     assert np.array_equal(make_featurizer("hf_frozen", max_len=32).transform(TEXTS), x)
     assert feat.device_name == ("cuda:0" if torch.cuda.is_available() else "cpu")
     assert not feat.trainable
     with pytest.raises(SuiteInputError, match="is frozen"):
         fit_pi_with_encoder(feat, TEXTS, [1, 9], _counts([0, 1, 2]), _counts([3]))
+
+
+def test_frozen_encoder_encodes_each_distinct_text_once_per_process():
+    embedding_cache.clear()
+    first = make_featurizer("hf_frozen", max_len=32).transform([*TEXTS[:5], TEXTS[0]])
+    second = make_featurizer("hf_frozen", max_len=32).transform(TEXTS[::-1])  # another baseline, another seed
+    [(key, counts)] = embedding_cache.stats().items()
+    assert key[:3] == ("hf_frozen", "minilm", 32)
+    assert (counts.calls, counts.requested, counts.encoded) == (2, 14, 8)  # 8 distinct texts, each encoded once
+    np.testing.assert_array_equal(second[::-1][:5], first[:5])
+    longer = make_featurizer("hf_frozen", max_len=64).transform(TEXTS[:1])  # another encoder key: its own table
+    assert embedding_cache.stats()[("hf_frozen", "minilm", 64, key[3])].encoded == 1 and longer.shape == (1, 384)
+    # length-sorted batches pad each text to its batch's longest; alone, a text has no padding: same vector
+    alone = np.vstack(
+        [make_featurizer("hf_frozen", max_len=32, batch_size=1).embed([t]).detach().numpy() for t in TEXTS]
+    )
+    np.testing.assert_allclose(second[::-1], alone, atol=1e-5)
+    assert make_featurizer("hf_frozen", max_len=32).transform([]).shape == (0, 384)
+
+
+def test_embedding_cache_asks_the_encoder_for_missing_distinct_texts_only():
+    embedding_cache.clear()
+    asked: list[list[str]] = []
+
+    def encode(texts):
+        asked.append(list(texts))
+        return np.array([[len(t), t.count("a")] for t in texts], dtype=float).reshape(-1, 2)
+
+    x = embedding_cache.cached_embeddings("k", ["aa", "b", "aa"], encode)
+    y = embedding_cache.cached_embeddings("k", ["b", "ccc"], encode)
+    assert asked == [["aa", "b"], ["ccc"]]
+    assert x.dtype == np.float32 and x.tolist() == [[2, 2], [1, 0], [2, 2]] and y.tolist() == [[1, 0], [3, 0]]
+    assert embedding_cache.cached_embeddings("k", [], encode).shape == (0, 2)
+    assert embedding_cache.cached_embeddings("other", ["b"], encode).tolist() == [[1, 0]]  # tables never mix keys
+    assert asked[-1] == ["b"]
+    counts = embedding_cache.stats()["k"]
+    assert (counts.calls, counts.requested, counts.encoded) == (3, 5, 3)
+    embedding_cache.clear()
+    assert embedding_cache.stats() == {}
 
 
 def test_lora_joint_training_saves_and_reloads(tmp_path):

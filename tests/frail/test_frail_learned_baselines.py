@@ -74,6 +74,20 @@ def test_declared_complexity_tracks_c_and_misses_e(synth):
     assert abs(spearman(pred, t["E"])) < 0.25  # C and E are independent by construction
 
 
+def test_job_frame_baselines_see_what_synth_cd_lets_them_see(synth):
+    _, inputs, truth, _ = synth
+    names = ["surface_gbt", "text_length", "base_y"]
+    preds = {n: v["pi"] for n, v in run_baselines(inputs.train, inputs.test, ["pi"], 0, names=names).items()}
+    t = truth.loc[inputs.test.index]
+    # a multi-step sentence carries one number more than a simple one: the surface statistics count C exactly, and
+    # the trees' π̂ is a function of C plus the noise of fitting π (0.68 on this set) and blind to E (0.12)
+    assert spearman(preds["surface_gbt"], t["C"]) > 0.5 and abs(spearman(preds["surface_gbt"], t["E"])) < 0.25
+    # the text's length depends on neither factor by construction, so it cannot rank π
+    assert abs(spearman(preds["text_length"], t["pi"])) < 0.25
+    # the base is solved at a rate falling with C alone: Ȳ(J) carries C and no E
+    assert abs(pearson(preds["base_y"], t["C"].to_numpy())) > 0.3 and abs(spearman(preds["base_y"], t["E"])) < 0.25
+
+
 def test_twin_distance_rises_with_the_edit_size(synth):
     data, inputs, truth, _ = synth
     ids = list(data.jobs.index)
@@ -221,6 +235,19 @@ def test_fine_tuned_qpp_encoders_learn_a_textual_cue(variation_aware):
     pred = qpp_predictions(train, test, obs, ["pi", "a", "b"], 0, variation_aware, config)
     assert spearman(pred["pi"], test["pi"].to_numpy()) > 0.7  # the storm cue decides π, and the model finds it
     assert pred["b"] is None  # b is undefined on every training job
+
+
+def test_qpp_prediction_is_the_mean_of_the_head_over_each_jobs_texts():
+    import torch
+
+    from frail.qpp_encoders import QppRegressor, QppTrainConfig
+
+    groups = [["Ana has 3 apples.", "Bo has 3 apples today."], ["Cy sails a boat on a calm day."], ["Dee rows", "Eli"]]
+    model = QppRegressor(QppTrainConfig(epochs=1, batch_size=2, max_len=24), 1, 0)
+    model.fit(groups, np.array([[0.1], [0.5], [0.9]]), variations=1)
+    with torch.no_grad():  # each group alone, unpadded by the others: the batched prediction agrees to rounding
+        alone = np.array([model.head(model.feat.embed(g)).mean(dim=0).numpy() for g in groups])
+    np.testing.assert_allclose(model.predict(groups), alone * model.sd + model.mean, atol=1e-5)
 
 
 def test_baselines_regress_d_avg_on_every_job_of_the_same_folds(synth):
