@@ -227,6 +227,19 @@ def test_confined_records_the_r_version_and_the_reference_packages_present(fake,
     assert "R 4.2.2" in chosen.message() and "upstream reference set" in chosen.message()
 
 
+def test_confined_records_and_names_the_r_libs_libraries_it_shows(fake, monkeypatch, tmp_path):
+    monkeypatch.setattr(choice, "host_r_versions", lambda: {"R": "4.2.2"})
+    monkeypatch.setenv("R_LIBS", f"{tmp_path}:{tmp_path / 'missing'}")
+    chosen = choice.choose_sandbox("confined")
+    assert chosen.metadata()["r_libraries"] == [str(tmp_path)]
+    assert f"with the R_LIBS libraries {tmp_path};" in chosen.message()
+    monkeypatch.delenv("R_LIBS")
+    assert (
+        choice.choose_sandbox("confined").r_libraries == []
+        and "R_LIBS" not in choice.choose_sandbox("confined").message()
+    )
+
+
 def test_docker_records_the_r_and_package_versions_of_a_present_image(fake):
     versions = {"R": "4.4.2", "fixest": "0.12.1", "rdrobust": "2.2", "stargazer": "5.2.3", "Rcpp": "1.0.14"}
     cli = fake(images={CRAN.image}, versions=versions)

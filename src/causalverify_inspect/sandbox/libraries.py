@@ -1,0 +1,54 @@
+"""The host R libraries the confined sandbox shows its programs: the folders the host's ``R_LIBS`` names.
+
+R reads extra package libraries from the environment variable ``R_LIBS`` (R's own, documented in ``?.libPaths``),
+so a library built beside the system's R (``R CMD INSTALL -l <dir> <package>``: fixest, rdrobust ... from source
+on a Debian host) is made visible to the confined sandbox by starting the eval with ``R_LIBS=<dir>``. Inside, each
+library sits read-only at its host path showing only its installed packages (the folders holding ``DESCRIPTION``
+and ``Meta/package.rds``; nothing else of the folder is reachable), and the command's ``R_LIBS`` names it. A
+library under ``/usr`` is visible already and is not bound again; a folder that does not exist is left out, as R
+leaves it out. The sandbox choice asks the host's R for its packages with these same libraries (and no user
+library, as inside), so the packages ``r_environment`` records are the ones the programs see.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+HOST_VARIABLE = "R_LIBS"
+SYSTEM_TREE = Path("/usr")
+"""Bound read-only for every command already (:mod:`.confine`): a library below it needs no bind of its own."""
+
+
+def host_r_libraries(environ: Mapping[str, str] = os.environ) -> tuple[Path, ...]:
+    """The existing folders of ``R_LIBS`` in ``environ`` (default: this process's), resolved, in order, each once."""
+    found: list[Path] = []
+    for entry in environ.get(HOST_VARIABLE, "").split(os.pathsep):
+        path = Path(entry).resolve() if entry.strip() else None
+        if path is not None and path.is_dir() and path not in found:
+            found.append(path)
+    return tuple(found)
+
+
+def installed_packages(library: Path) -> list[Path]:
+    """The installed R packages of ``library``: its folders holding ``DESCRIPTION`` and ``Meta/package.rds``."""
+    return sorted(
+        p for p in library.iterdir() if (p / "DESCRIPTION").is_file() and (p / "Meta" / "package.rds").is_file()
+    )
+
+
+def library_binds(libraries: tuple[Path, ...]) -> list[str]:
+    """bubblewrap's read-only binds of every installed package of ``libraries`` outside ``/usr``, at its own path."""
+    argv: list[str] = []
+    for library in libraries:
+        if library.is_relative_to(SYSTEM_TREE):
+            continue
+        for package in installed_packages(library):
+            argv += ["--ro-bind", str(package), str(package)]
+    return argv
+
+
+def library_environment(libraries: tuple[Path, ...]) -> dict[str, str]:
+    """The command's ``R_LIBS`` naming ``libraries`` (nothing when there are none)."""
+    return {HOST_VARIABLE: os.pathsep.join(map(str, libraries))} if libraries else {}
