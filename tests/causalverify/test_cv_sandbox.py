@@ -2,6 +2,7 @@
 
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -49,7 +50,8 @@ def test_argv_shows_only_the_installed_packages_of_the_r_libs_libraries(tmp_path
     package = fake_installed_package(library, "fixest")
     (library / "notes").mkdir()
     (library / "secret.txt").write_text("token")
-    monkeypatch.setenv("R_LIBS", f"{library}:{tmp_path / 'missing'}:/usr/lib/R/site-library:{library}")
+    work_dirs = tempfile.gettempdir()  # holds every sample's work dir, which a program could shape as a package
+    monkeypatch.setenv("R_LIBS", f"{library}:{tmp_path / 'missing'}:/usr/lib/R/site-library:{library}:{work_dirs}:/")
     argv = bwrap_argv(tmp_path, WORKDIR, LIMITS, {})
     binds = [argv[i + 1] for i, a in enumerate(argv) if a in ("--ro-bind", "--bind")]
     assert ["--ro-bind", str(package), str(package)] == argv[
@@ -59,7 +61,8 @@ def test_argv_shows_only_the_installed_packages_of_the_r_libs_libraries(tmp_path
         str(library) not in binds and str(library / "notes") not in binds and str(library / "secret.txt") not in binds
     )
     assert not any(b.startswith("/usr/lib/R/site-library") for b in binds)  # visible with /usr already
-    assert argv[argv.index("R_LIBS") + 1] == f"{library}:/usr/lib/R/site-library"  # existing, each once, in order
+    # existing, each once, in order; not the work dirs' folder nor one above it
+    assert argv[argv.index("R_LIBS") + 1] == f"{library}:/usr/lib/R/site-library"
 
     monkeypatch.delenv("R_LIBS")
     assert "R_LIBS" not in bwrap_argv(tmp_path, WORKDIR, LIMITS, {})

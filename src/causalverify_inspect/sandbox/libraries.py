@@ -6,13 +6,15 @@ on a Debian host) is made visible to the confined sandbox by starting the eval w
 library sits read-only at its host path showing only its installed packages (the folders holding ``DESCRIPTION``
 and ``Meta/package.rds``; nothing else of the folder is reachable), and the command's ``R_LIBS`` names it. A
 library under ``/usr`` is visible already and is not bound again; a folder that does not exist is left out, as R
-leaves it out. The sandbox choice asks the host's R for its packages with these same libraries (and no user
+leaves it out, and so is the temp dir or a folder above it, which holds the sandboxes' work dirs (a program could
+shape its own work dir as a package for another sample to be shown). The sandbox choice asks the host's R for its packages with these same libraries (and no user
 library, as inside), so the packages ``r_environment`` records are the ones the programs see.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -22,11 +24,13 @@ SYSTEM_TREE = Path("/usr")
 
 
 def host_r_libraries(environ: Mapping[str, str] = os.environ) -> tuple[Path, ...]:
-    """The existing folders of ``R_LIBS`` in ``environ`` (default: this process's), resolved, in order, each once."""
+    """The existing folders of ``R_LIBS`` in ``environ`` (default: this process's), resolved, in order, each once;
+    not the temp dir nor a folder above it (see module)."""
+    work_dirs = Path(tempfile.gettempdir()).resolve()
     found: list[Path] = []
     for entry in environ.get(HOST_VARIABLE, "").split(os.pathsep):
         path = Path(entry).resolve() if entry.strip() else None
-        if path is not None and path.is_dir() and path not in found:
+        if path is not None and path.is_dir() and path not in found and not work_dirs.is_relative_to(path):
             found.append(path)
     return tuple(found)
 
