@@ -69,10 +69,10 @@ def test_argv_shows_only_the_installed_packages_of_the_r_libs_libraries(tmp_path
 
 
 @pytest.fixture(scope="module")
-def r_library(tmp_path_factory) -> Path:
+def r_library(tmp_path_factory, readable_dir_factory) -> Path:
     """A library holding one tiny real package, ``cvtinylib`` 0.1 (``R CMD INSTALL``), beside a file that is not a
     package."""
-    source, library = tmp_path_factory.mktemp("src") / "cvtinylib", tmp_path_factory.mktemp("rlib")
+    source, library = tmp_path_factory.mktemp("src") / "cvtinylib", readable_dir_factory()
     (source / "R").mkdir(parents=True)
     (source / "DESCRIPTION").write_text(
         "Package: cvtinylib\nVersion: 0.1\nTitle: Test\nDescription: Test.\nLicense: MIT\nAuthor: t\nMaintainer: t <t@t>\n"
@@ -83,7 +83,6 @@ def r_library(tmp_path_factory) -> Path:
         ["R", "CMD", "INSTALL", "--no-docs", "-l", str(library), str(source)], check=True, capture_output=True
     )
     (library / "secret.txt").write_text("token")
-    library.chmod(0o755)
     return library
 
 

@@ -39,7 +39,12 @@ from causalverify_inspect.sandbox.docker import (
     reference_packages,
 )
 from causalverify_inspect.sandbox.environment import SANDBOX_NAME, bwrap_available
-from causalverify_inspect.sandbox.libraries import HOST_VARIABLE, host_r_libraries, library_environment
+from causalverify_inspect.sandbox.libraries import (
+    HOST_VARIABLE,
+    host_r_libraries,
+    library_environment,
+    unreadable_library,
+)
 from causalverify_inspect.sandbox.limits import ConfinedLimits
 from causalverify_inspect.sandbox.versions import (
     R_VERSIONS_QUERY,
@@ -173,6 +178,9 @@ def _docker(spec: DockerImage, requested: str, reason: str, reference: str = "fu
 
 
 def _confined(requested: str, reason: str, reference: str = "full") -> SandboxChoice:
+    problem = unreadable_library(host_r_libraries())
+    if problem:
+        raise SuiteInputError(f"exp_b: {problem}.")
     have, wanted = host_r_packages(), reference_packages(reference)
     lacks = list(wanted) if have is None else [p for p in wanted if p not in have]
     if have is None:

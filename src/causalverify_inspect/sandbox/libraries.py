@@ -7,13 +7,16 @@ library sits read-only at its host path showing only its installed packages (the
 and ``Meta/package.rds``; nothing else of the folder is reachable), and the command's ``R_LIBS`` names it. A
 library under ``/usr`` is visible already and is not bound again; a folder that does not exist is left out, as R
 leaves it out, and so is the temp dir or a folder above it, which holds the sandboxes' work dirs (a program could
-shape its own work dir as a package for another sample to be shown). The sandbox choice asks the host's R for its packages with these same libraries (and no user
+shape its own work dir as a package for another sample to be shown). As root each sample runs as a uid of its own,
+so a library must be readable by others, and every folder above it searchable: the sandbox choice refuses one that
+is not, with one sentence, before the first sample (:func:`unreadable_library`). The sandbox choice asks the host's R for its packages with these same libraries (and no user
 library, as inside), so the packages ``r_environment`` records are the ones the programs see.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -33,6 +36,23 @@ def host_r_libraries(environ: Mapping[str, str] = os.environ) -> tuple[Path, ...
         if path is not None and path.is_dir() and path not in found and not work_dirs.is_relative_to(path):
             found.append(path)
     return tuple(found)
+
+
+def unreadable_library(libraries: tuple[Path, ...]) -> str | None:
+    """Why a sample's own uid could not read one of ``libraries`` (a folder above it not searchable by others, or
+    the library not readable), or None: when this process is root, which gives each sample a uid of its own."""
+    if os.geteuid() != 0:
+        return None
+    for library in libraries:
+        for folder in [library, *library.parents]:
+            mode = folder.stat().st_mode
+            needed = stat.S_IXOTH | (stat.S_IROTH if folder == library else 0)
+            if mode & needed != needed:
+                return (
+                    f"{HOST_VARIABLE} names {library}, which the confined sandbox cannot read: {folder} is mode "
+                    f"{stat.filemode(mode)} and the sandbox runs as a uid of its own (make it o+rx, or move the library)"
+                )
+    return None
 
 
 def installed_packages(library: Path) -> list[Path]:
