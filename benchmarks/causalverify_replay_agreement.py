@@ -10,10 +10,14 @@ published one: over all cells, and over the cells whose local run did not fail f
 package the Docker image has but this machine lacks, e.g. fixest, rdrobust). Unscored cells (no deterministic
 estimate and no extractor role bound) are counted separately, with the bounds of L2b+ over them; last, a markdown
 table of the rates per model and level, ours beside the published (the README's evaluation report). ``--logs DIR``
-reads the replay logs in DIR instead of running. ``--loading stargazer,rdd`` replays only the cells whose R code
+reads the replay logs in DIR instead of running; with ``--published-extractor`` it re-scores their captured output
+with that extractor bound (inspect's ``score``, the log's own scorer options; no R runs again), so one
+deterministic-only replay gives both tables. ``--loading stargazer,rdd`` replays only the cells whose R code
 loads one of those packages and lists them, our levels and failure beside the published ones (with ``--profile
-upstream``: the packages upstream's environment lacked fail as they failed there). Needs ../shared beside the
-checkout, Rscript, bwrap.
+upstream``: the packages upstream's environment lacked fail as they failed there). Each replay first prints the
+environment it ran in (R, the reference packages present with their versions, those lacking, the ``R_LIBS``
+libraries shown): start it with ``R_LIBS=<lib>`` to replay with packages built from source there
+(``sandboxes/r/README.md``). Needs ../shared beside the checkout, Rscript, bwrap.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import time
 from pathlib import Path
 
 from inspect_ai import eval
+from inspect_ai import score as score_log
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
@@ -31,6 +36,7 @@ from causal_suite.scores import is_unscored
 from causalverify_inspect.dataset import cached_response_path, model_slug, read_cached_response
 from causalverify_inspect.extraction import extract_r_code
 from causalverify_inspect.packages import loaded_packages
+from causalverify_inspect.scorers import exp_b_scorer
 from causalverify_inspect.task import exp_b
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "causalverify"
@@ -116,7 +122,19 @@ def replay(
     )[0]
     if log.status != "success":
         raise SystemExit(f"eval failed: {log.error}")
+    print_environment(log)
     return cells_of(log)
+
+
+def print_environment(log) -> None:
+    """The R environment a replay ran in, from its log's ``r_environment``."""
+    env = log.eval.metadata["r_environment"]
+    present = ", ".join(f"{p} {v}" for p, v in sorted(env["package_versions"].items()))
+    print(
+        f"\n{log.eval.task_args.get('responses_model')}: R {env['r_version']} ({env['sandbox']}, reference set "
+        f"{env['reference']}; R_LIBS libraries {', '.join(env.get('r_libraries') or []) or 'none'}); present: "
+        f"{present}; lacks: {', '.join(env['lacks']) or 'nothing'}; outside pins: {env['outside_pins'] or 'none'}"
+    )
 
 
 def cells_of(log) -> list[tuple[str, dict | None, dict]]:
@@ -129,11 +147,19 @@ def cells_of(log) -> list[tuple[str, dict | None, dict]]:
     return out
 
 
-def logged_cells(log_dir: str) -> dict[str, list[tuple[str, dict | None, dict]]]:
-    """The cells of the newest replay log of each model in ``log_dir`` (for ``--logs``: no run)."""
+def logged_cells(log_dir: str, published: dict | None = None) -> dict[str, list[tuple[str, dict | None, dict]]]:
+    """The cells of the newest replay log of each model in ``log_dir`` (for ``--logs``: no run); with ``published``,
+    re-scored with the published extractor bound."""
     by_model = {}
     for path in sorted(Path(log_dir).glob("*.eval")):
         log = read_eval_log(str(path))
+        print_environment(log)
+        if published is not None:
+            extractor = published_extractor(log.eval.task_args["responses_model"], published)
+            options = (log.eval.scorers or [])[0].options or {}
+            log = score_log(
+                log, exp_b_scorer(**options), model_roles={"extractor": extractor}, action="overwrite", display="none"
+            )
         by_model[log.eval.task_args.get("responses_model")] = cells_of(log)
     return by_model
 
@@ -212,7 +238,7 @@ def main() -> None:
     parser.add_argument("--loading", default=None, help="only the cells whose code loads one of these packages")
     args = parser.parse_args()
     published = published_rows()
-    logged = logged_cells(args.logs) if args.logs else {}
+    logged = logged_cells(args.logs, published if args.published_extractor else None) if args.logs else {}
     table = []
     for slug in args.models:
         started = time.monotonic()

@@ -17,7 +17,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -125,6 +126,22 @@ def process_cmdlines() -> Callable[[], list[str]]:
         return lines
 
     return read
+
+
+@pytest.fixture(scope="session")
+def readable_dir_factory() -> Iterator[Callable[[], Path]]:
+    """``make()``: a fresh folder in the temp dir that every uid can read (pytest's ``tmp_path`` lies below a 0700
+    folder, out of reach of the confined sandbox's own uid), removed at the session's end."""
+    made: list[Path] = []
+
+    def make() -> Path:
+        made.append(Path(tempfile.mkdtemp(prefix="suite-readable-")))
+        made[-1].chmod(0o755)
+        return made[-1]
+
+    yield make
+    for path in made:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -1,13 +1,15 @@
 """The confined sandbox: hostile R is contained, limited and killed; the host is unchanged (issue 'Hostile code')."""
 
 import socket
+import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from causalverify_inspect.sandbox import WORKDIR, ConfinedLimits, ConfinedSandboxEnvironment, bwrap_argv
+from causalverify_inspect.sandbox import WORKDIR, ConfinedLimits, ConfinedSandboxEnvironment, bwrap_argv, choice
 
 REPO = Path(__file__).resolve().parents[2]
 LIMITS = ConfinedLimits(
@@ -33,6 +35,80 @@ def test_argv_confines_network_filesystem_and_limits(tmp_path):
     assert ["--bind", str(tmp_path), str(WORKDIR)] == argv[argv.index("--bind") : argv.index("--bind") + 3]
     assert "--ro-bind" in argv and "/home" not in argv and str(REPO) not in argv
     assert f"--as={1024**3}" in argv and "--nproc=32" in argv and "--cpu=10" in argv
+
+
+def fake_installed_package(library: Path, name: str) -> Path:
+    """A folder shaped as an installed R package (what :mod:`.libraries` looks for), not a loadable one."""
+    (library / name / "Meta").mkdir(parents=True)
+    (library / name / "DESCRIPTION").write_text(f"Package: {name}\n")
+    (library / name / "Meta" / "package.rds").write_bytes(b"")
+    return library / name
+
+
+def test_argv_shows_only_the_installed_packages_of_the_r_libs_libraries(tmp_path, monkeypatch):
+    library = tmp_path / "rlib"
+    package = fake_installed_package(library, "fixest")
+    (library / "notes").mkdir()
+    (library / "secret.txt").write_text("token")
+    work_dirs = tempfile.gettempdir()  # holds every sample's work dir, which a program could shape as a package
+    monkeypatch.setenv("R_LIBS", f"{library}:{tmp_path / 'missing'}:/usr/lib/R/site-library:{library}:{work_dirs}:/")
+    argv = bwrap_argv(tmp_path, WORKDIR, LIMITS, {})
+    binds = [argv[i + 1] for i, a in enumerate(argv) if a in ("--ro-bind", "--bind")]
+    assert ["--ro-bind", str(package), str(package)] == argv[
+        argv.index(str(package)) - 1 : argv.index(str(package)) + 2
+    ]
+    assert (
+        str(library) not in binds and str(library / "notes") not in binds and str(library / "secret.txt") not in binds
+    )
+    assert not any(b.startswith("/usr/lib/R/site-library") for b in binds)  # visible with /usr already
+    # existing, each once, in order; not the work dirs' folder nor one above it
+    assert argv[argv.index("R_LIBS") + 1] == f"{library}:/usr/lib/R/site-library"
+
+    monkeypatch.delenv("R_LIBS")
+    assert "R_LIBS" not in bwrap_argv(tmp_path, WORKDIR, LIMITS, {})
+
+
+@pytest.fixture(scope="module")
+def r_library(tmp_path_factory, readable_dir_factory) -> Path:
+    """A library holding one tiny real package, ``cvtinylib`` 0.1 (``R CMD INSTALL``), beside a file that is not a
+    package."""
+    source, library = tmp_path_factory.mktemp("src") / "cvtinylib", readable_dir_factory()
+    (source / "R").mkdir(parents=True)
+    (source / "DESCRIPTION").write_text(
+        "Package: cvtinylib\nVersion: 0.1\nTitle: Test\nDescription: Test.\nLicense: MIT\nAuthor: t\nMaintainer: t <t@t>\n"
+    )
+    (source / "NAMESPACE").write_text("export(cvtiny_answer)\n")
+    (source / "R" / "answer.R").write_text("cvtiny_answer <- function() 42\n")
+    subprocess.run(
+        ["R", "CMD", "INSTALL", "--no-docs", "-l", str(library), str(source)], check=True, capture_output=True
+    )
+    (library / "secret.txt").write_text("token")
+    return library
+
+
+@pytest.mark.needs_r
+@pytest.mark.needs_bwrap
+async def test_a_package_of_an_r_libs_library_loads_inside_and_is_read_only(box, r_library, monkeypatch):
+    code = (
+        f'library(cvtinylib); cat(cvtiny_answer(), file.exists("{r_library}/secret.txt"), '
+        f'file.create("{r_library}/cvtinylib/pwned"), "\\n")'
+    )
+    monkeypatch.delenv("R_LIBS", raising=False)
+    without = await run_r(box, code)
+    assert not without.success and "cvtinylib" in without.stderr
+    monkeypatch.setenv("R_LIBS", str(r_library))
+    result = await run_r(box, code)
+    assert result.success and result.stdout.split() == ["42", "FALSE", "FALSE"]
+    assert not (r_library / "cvtinylib" / "pwned").exists()
+
+
+@pytest.mark.needs_r
+def test_the_host_r_query_sees_the_r_libs_libraries_as_the_sandbox_does(r_library, monkeypatch):
+    monkeypatch.setenv("R_LIBS", str(r_library))
+    assert choice.host_r_versions()["cvtinylib"] == "0.1"
+    monkeypatch.setenv("R_LIBS_USER", str(r_library))  # the sandbox has no user library: neither has the query
+    monkeypatch.delenv("R_LIBS")
+    assert "cvtinylib" not in choice.host_r_versions()
 
 
 async def test_paths_outside_the_work_dir_are_refused(box):

@@ -3,6 +3,7 @@ package lists checked against each other and against the confined sandbox. No Do
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 
@@ -225,6 +226,39 @@ def test_confined_records_the_r_version_and_the_reference_packages_present(fake,
     assert recorded["r_version"] == "4.2.2" and recorded["reference"] == "upstream"
     assert recorded["package_versions"] == {"AER": "1.2-10", "plm": "2.6-2"}  # reference packages only
     assert "R 4.2.2" in chosen.message() and "upstream reference set" in chosen.message()
+
+
+def test_confined_records_and_names_the_r_libs_libraries_it_shows(fake, monkeypatch, readable_dir_factory):
+    library = readable_dir_factory()
+    monkeypatch.setattr(choice, "host_r_versions", lambda: {"R": "4.2.2"})
+    monkeypatch.setenv("R_LIBS", f"{library}:{library / 'missing'}")
+    chosen = choice.choose_sandbox("confined")
+    assert chosen.metadata()["r_libraries"] == [str(library)]
+    assert f"with the R_LIBS libraries {library};" in chosen.message()
+    monkeypatch.delenv("R_LIBS")
+    assert (
+        choice.choose_sandbox("confined").r_libraries == []
+        and "R_LIBS" not in choice.choose_sandbox("confined").message()
+    )
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root gives each sample a uid of its own")
+def test_a_library_the_samples_uid_cannot_read_is_one_sentence_before_any_sample(fake, monkeypatch, tmp_path):
+    fake(server=None)
+    (tmp_path / "rlib").mkdir()
+    tmp_path.chmod(0o700)
+    monkeypatch.setenv("R_LIBS", str(tmp_path / "rlib"))
+    for requested in ("confined", "auto"):
+        with pytest.raises(
+            SuiteInputError,
+            match=f"names {tmp_path / 'rlib'}, which the confined sandbox cannot read: {tmp_path} is mode drwx------",
+        ) as caught:
+            choice.choose_sandbox(requested)
+        assert one_sentence(str(caught.value))
+    (tmp_path / "rlib").chmod(0o700)
+    tmp_path.chmod(0o755)
+    with pytest.raises(SuiteInputError, match="rlib is mode drwx------"):
+        choice.choose_sandbox("confined")
 
 
 def test_docker_records_the_r_and_package_versions_of_a_present_image(fake):

@@ -10,7 +10,8 @@ machines without a Docker engine (:mod:`.environment`). The confined sandbox run
 - a seccomp filter refusing what R never needs: tracing, bpf, perf events, the key store, io_uring, mounts,
   namespaces, modules, kexec... (:mod:`.seccomp`);
 - a read-only view of ``/usr`` without any Python installation or this suite's files, and the few ``/etc``
-  entries R needs; no home, no repository; bubblewrap's root and ``/dev`` read-only; size-capped private ``/tmp``
+  entries R needs, plus the installed packages of the host R libraries that ``R_LIBS`` names, read-only
+  (:mod:`.libraries`); no home, no repository; bubblewrap's root and ``/dev`` read-only; size-capped private ``/tmp``
   and ``/dev/shm``; one writable dir, ``/workdir``, holding only the files the task wrote there;
 - per-process limits (``prlimit``: CPU seconds, address space, file size, open files, no core dumps) and
   whole-sample limits (memory, processes, work dir bytes and files, optionally CPUs), inside an eval-wide memory

@@ -9,7 +9,8 @@
 
 The choice (sandbox, image, profile, reference set, engine, the R packages of the reference set the environment
 lacks, and why; the R version and the version of every reference package present, asked of this machine's R for
-``confined`` and of a present image for Docker; the profile's version pins and the packages outside them, see
+``confined`` (with the ``R_LIBS`` libraries the sandbox shows, recorded as ``r_libraries``) and of a present image
+for Docker; the profile's version pins and the packages outside them, see
 :mod:`causalverify_inspect.sandbox.versions`) is stored in the task's metadata under ``r_environment`` and printed
 on the console.
 """
@@ -17,10 +18,12 @@ on the console.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import sys
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 from inspect_ai.util import SandboxEnvironmentSpec
 
@@ -36,6 +39,12 @@ from causalverify_inspect.sandbox.docker import (
     reference_packages,
 )
 from causalverify_inspect.sandbox.environment import SANDBOX_NAME, bwrap_available
+from causalverify_inspect.sandbox.libraries import (
+    HOST_VARIABLE,
+    host_r_libraries,
+    library_environment,
+    unreadable_library,
+)
 from causalverify_inspect.sandbox.limits import ConfinedLimits
 from causalverify_inspect.sandbox.versions import (
     R_VERSIONS_QUERY,
@@ -71,6 +80,8 @@ class SandboxChoice:
     """The reference profile's version pins (``{package: ">=3.0, <4.0"}``; ``upstream`` only)."""
     outside_pins: dict[str, str] = field(default_factory=dict)
     """``{package: version}`` of the present reference packages whose version lies outside its pin."""
+    r_libraries: list[str] = field(default_factory=list)
+    """``confined``: the host's R libraries named by ``R_LIBS`` that the sandbox shows (:mod:`.libraries`)."""
 
     def spec(self, timeout: int) -> SandboxEnvironmentSpec:
         if self.sandbox == SANDBOX_NAME:
@@ -86,6 +97,7 @@ class SandboxChoice:
             f"Docker {self.engine}"
             if self.image
             else f"bubblewrap on this machine, its own R {self.r_version or ''}".rstrip()
+            + (f" with the {HOST_VARIABLE} libraries {', '.join(self.r_libraries)}" if self.r_libraries else "")
         )
         lacks = (
             f"it lacks the R packages {', '.join(self.lacks)} of the {self.reference} reference set (code loading "
@@ -101,12 +113,18 @@ class SandboxChoice:
         return f"exp_b: sandbox {self.requested} -> {self.sandbox} ({where}; {self.reason}); {lacks}{pins}."
 
 
-@functools.lru_cache(maxsize=1)
 def host_r_versions() -> dict[str, str] | None:
-    """``{package: version}`` of this machine's R (what the confined sandbox sees), with its own version under
-    ``"R"``, or None without Rscript."""
+    """``{package: version}`` of this machine's R as the confined sandbox sees it (its system libraries and the
+    ``R_LIBS`` ones it shows, no user library), with R's own version under ``"R"``, or None without Rscript."""
+    return _host_r_versions(host_r_libraries())
+
+
+@functools.lru_cache(maxsize=4)
+def _host_r_versions(libraries: tuple[Path, ...]) -> dict[str, str] | None:
     if shutil.which("Rscript") is None:
         return None
+    own = {k: v for k, v in os.environ.items() if k not in (HOST_VARIABLE, "R_LIBS_SITE", "R_LIBS_USER")}
+    env = {**own, "R_LIBS_USER": "/nonexistent", **library_environment(libraries)}
     try:
         result = subprocess.run(
             ["Rscript", "--vanilla", "-e", R_VERSIONS_QUERY],
@@ -114,6 +132,7 @@ def host_r_versions() -> dict[str, str] | None:
             text=True,
             timeout=60,
             check=False,
+            env=env,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -159,13 +178,24 @@ def _docker(spec: DockerImage, requested: str, reason: str, reference: str = "fu
 
 
 def _confined(requested: str, reason: str, reference: str = "full") -> SandboxChoice:
+    problem = unreadable_library(host_r_libraries())
+    if problem:
+        raise SuiteInputError(f"exp_b: {problem}.")
     have, wanted = host_r_packages(), reference_packages(reference)
     lacks = list(wanted) if have is None else [p for p in wanted if p not in have]
     if have is None:
         reason += "; no Rscript on this machine"
     versions = (host_r_versions() or {}) if have is not None else {}
+    libraries = [str(p) for p in host_r_libraries()]
     return SandboxChoice(
-        SANDBOX_NAME, requested, "host", reason, lacks=lacks, reference=reference, **_versions(versions, reference)
+        SANDBOX_NAME,
+        requested,
+        "host",
+        reason,
+        lacks=lacks,
+        reference=reference,
+        r_libraries=libraries,
+        **_versions(versions, reference),
     )
 
 

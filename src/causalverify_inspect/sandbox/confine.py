@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from inspect_ai.util import ExecResult
 
 from causalverify_inspect.sandbox.launch import launcher_argv
+from causalverify_inspect.sandbox.libraries import host_r_libraries, library_binds, library_environment
 from causalverify_inspect.sandbox.limits import ConfinedLimits, SampleGuard
 from causalverify_inspect.sandbox.seccomp import filter_fd
 
@@ -104,9 +105,10 @@ def _system_binds() -> list[str]:
     return argv
 
 
-def _private_mounts(workdir: Path, limits: ConfinedLimits) -> list[str]:
-    """A fresh ``/proc`` and ``/dev``, size-capped tmpfs ``/dev/shm`` and ``/tmp``, ``workdir`` as the only
-    writable bind; the root and ``/dev`` read-only once set up."""
+def _private_mounts(workdir: Path, limits: ConfinedLimits, libraries: tuple[Path, ...]) -> list[str]:
+    """A fresh ``/proc`` and ``/dev``, size-capped tmpfs ``/dev/shm`` and ``/tmp``, the installed packages of the
+    host's R ``libraries`` read-only (:mod:`.libraries`), ``workdir`` as the only writable bind; the root and
+    ``/dev`` read-only once set up."""
     return [
         "--proc",
         "/proc",
@@ -120,6 +122,7 @@ def _private_mounts(workdir: Path, limits: ConfinedLimits) -> list[str]:
         str(limits.tmp_bytes),
         "--tmpfs",
         "/tmp",
+        *library_binds(libraries),
         "--bind",
         str(workdir),
         str(WORKDIR),
@@ -131,8 +134,9 @@ def _private_mounts(workdir: Path, limits: ConfinedLimits) -> list[str]:
     ]
 
 
-def _environment(env: dict[str, str]) -> list[str]:
-    """``--setenv`` of the command's whole environment: a fixed base, ``env`` on top."""
+def _environment(env: dict[str, str], libraries: tuple[Path, ...]) -> list[str]:
+    """``--setenv`` of the command's whole environment: a fixed base (with ``R_LIBS`` naming the host's R
+    ``libraries``), ``env`` on top."""
     base_env = {
         "PATH": LAUNCH_ENV["PATH"],
         "HOME": str(WORKDIR),
@@ -140,6 +144,7 @@ def _environment(env: dict[str, str]) -> list[str]:
         "LANG": "C.UTF-8",
         "OMP_NUM_THREADS": "1",
         "R_LIBS_USER": "/nonexistent",
+        **library_environment(libraries),
     }
     argv: list[str] = []
     for key, value in {**base_env, **env}.items():
@@ -165,14 +170,16 @@ def bwrap_argv(
     workdir: Path, cwd: PurePosixPath, limits: ConfinedLimits, env: dict[str, str], seccomp_fd: int | None = None
 ) -> list[str]:
     """The bubblewrap + prlimit prefix that confines one command (the command's argv follows it); ``seccomp_fd``:
-    a descriptor holding the seccomp filter, inherited by bubblewrap."""
+    a descriptor holding the seccomp filter, inherited by bubblewrap. The host's R libraries are those its
+    ``R_LIBS`` names now (:func:`.libraries.host_r_libraries`)."""
+    libraries = host_r_libraries()
     argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1"]
     if userns_can_be_disabled():
         argv += ["--unshare-user", "--disable-userns"]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
-    argv += _system_binds() + _private_mounts(workdir, limits)
-    argv += ["--chdir", str(cwd), "--clearenv", *_environment(env)]
+    argv += _system_binds() + _private_mounts(workdir, limits, libraries)
+    argv += ["--chdir", str(cwd), "--clearenv", *_environment(env, libraries)]
     return [*argv, "--", *_prlimit(limits)]
 
 
