@@ -31,6 +31,8 @@ FAILURES = (
     "other",
 )
 LEVELS = ("L1", "L2a", "L2b", "L2b_plus")
+KNOWN_WITHOUT_ESTIMATE = ("L1", "L2a", "L2b")
+"""Score keys known for every run, its estimate known or not: their rates are over every run, unscored ones included."""
 
 
 def sweep_key(tol: float) -> str:
@@ -53,10 +55,16 @@ def scored_samples(scores: list[SampleScore]) -> list[SampleScore]:
     return [s for s in _runs(scores) if not value_of(s).get("unscored")]
 
 
+def counts_in(value: dict[str, float], key: str) -> bool:
+    """Whether the run whose score dict is ``value`` counts in the rate of ``key``: every run for the keys of
+    :data:`KNOWN_WITHOUT_ESTIMATE`, a scored run only for L2b+ and every key built on the estimate."""
+    return key in KNOWN_WITHOUT_ESTIMATE or not value.get("unscored")
+
+
 def level_samples(scores: list[SampleScore], level: str) -> list[SampleScore]:
-    """The runs a level's rate is over: every run for L1, L2a and L2b (known whether or not the estimate is), the
-    scored runs for L2b+."""
-    return scored_samples(scores) if level == "L2b_plus" else _runs(scores)
+    """The runs a level's rate is over (:func:`counts_in`): every run for L1, L2a and L2b, the scored runs for
+    L2b+."""
+    return [s for s in _runs(scores) if counts_in(value_of(s), level)]
 
 
 def unscored_bounds(scores: list[SampleScore]) -> dict[str, float]:
