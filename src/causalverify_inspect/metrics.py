@@ -31,8 +31,9 @@ FAILURES = (
     "other",
 )
 LEVELS = ("L1", "L2a", "L2b", "L2b_plus")
-KNOWN_WITHOUT_ESTIMATE = ("L1", "L2a", "L2b")
-"""Score keys known for every run, its estimate known or not: their rates are over every run, unscored ones included."""
+KNOWN_WITHOUT_ESTIMATE = ("L1", "L2a", "L2b", "environment", "environment_degraded")
+"""Score keys known for every run, its estimate known or not (the levels it reached, whether it failed or passed
+for want of a reference package): their rates are over every run, unscored ones included."""
 
 
 def sweep_key(tol: float) -> str:
@@ -183,17 +184,19 @@ def rates() -> Metric:
     """The headline rates, L2b+ first (the viewer's log list shows the first metric): L2b+, its bounds with the
     unscored runs as misses and as passes and the unscored share (:func:`unscored_bounds`), L2b, L2a, L1 (each rate
     with its uncertainty clustered by scenario: ``_se``, ``_low``, ``_high``, ``_n``, ``_clusters``), the tolerance
-    sweep, and the environment shares (failed for a missing image package; passed without one)."""
+    sweep (over scored runs), and the environment shares (failed for a missing reference package; passed without
+    one; over every run, as L1..L2b)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        vals = _values(scores)
         out: dict[str, float] = {}
         for level in reversed(LEVELS):
             out |= scenario_rate(level_samples(scores, level), level).metrics(level)
             if level == "L2b_plus":
                 out |= unscored_bounds(scores)
-        keys = [*(sweep_key(t) for t in SWEEP), "environment", "environment_degraded"]
-        return out | {k: float(np.mean([v[k] for v in vals])) if vals else float("nan") for k in keys}
+        for key in [*(sweep_key(t) for t in SWEEP), "environment", "environment_degraded"]:
+            kept = [value_of(s)[key] for s in level_samples(scores, key)]
+            out[key] = float(np.mean(kept)) if kept else float("nan")
+        return out
 
     return compute
 
