@@ -115,6 +115,12 @@ def test_plan_without_caps_says_output_is_unbounded(capsys):
     assert main(["plan", "cobe", "-T", "subset=1", "--model", "m", "--price-out", "1"]) == 0
     out = capsys.readouterr().out
     assert "unbounded (no cap: pass --role-max-tokens grader=N)" in out and "output unbounded" in out
+    assert "cost: input price not given, output unbounded" in out and "$0.00" not in out  # no price, no cost
+
+
+def test_plan_without_an_output_price_says_so(capsys):
+    assert main(["plan", "cobe", "-T", "subset=1", "--model", "m", "--price-in", "1"]) == 0
+    assert "output price not given" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
