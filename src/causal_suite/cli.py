@@ -39,7 +39,7 @@ from causal_suite.rescore import add_arguments as add_rescore_arguments
 from causal_suite.rescore import inspect_command
 from causal_suite.rescore import rescore as rescore_log
 from causal_suite.taskdoc import list_tasks
-from causal_suite.unscored import log_unscored
+from causal_suite.unscored import UnscoredCount, log_unscored
 
 DEFAULT_MODEL = "offline/gemma-3-270m"
 
@@ -48,11 +48,11 @@ DEFAULT_MODEL = "offline/gemma-3-270m"
 JUDGE_MAX_TOKENS = 8
 
 
-def _headline(log: Any, names: tuple[str, ...], notes: list[tuple[int, str]]) -> str:
+def _headline(log: Any, names: tuple[str, ...], notes: list[tuple[int, str]], count: UnscoredCount) -> str:
     """The named metrics as ``name=value`` pairs, each with its 95 % interval and n where the log has them beside
-    it; a ``nan`` gets a footnote number, its reason appended to ``notes`` (:func:`demo_view.undefined_note`)."""
+    it; a ``nan`` gets a footnote number, its reason (from ``count``, the log's unscored samples) appended to
+    ``notes`` (:func:`demo_view.undefined_note`)."""
     metrics = metrics_of(log)
-    count = log_unscored(log)
 
     def shown(name: str) -> str:
         note = undefined_note(name, metrics, count)
@@ -108,8 +108,9 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
         status = (
             log.status if log.status == "success" else f"{log.status}: {log.error.message[:60] if log.error else ''}"
         )
-        size = f"{n} samples ({log_unscored(log).unscored} unscored) / {wall:.0f} s wall, {cpu:.0f} s CPU"
-        rows.append((run.task, status, size, _headline(log, run.headline, notes), shown_path(log.location)))
+        count = log_unscored(log)
+        size = f"{n} samples ({count.unscored} unscored) / {wall:.0f} s wall, {cpu:.0f} s CPU"
+        rows.append((run.task, status, size, _headline(log, run.headline, notes, count), shown_path(log.location)))
     _print_table(("task", "status", "size", "headline metrics", "log"), rows)
     spent = totals_line(time.perf_counter() - demo_start, time.process_time() - demo_cpu)
     print("\n".join(["", spent, *footnotes(notes), "", next_block(log_dir)]))

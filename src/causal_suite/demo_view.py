@@ -67,7 +67,8 @@ class DemoProgress(Hooks):
 
 def undefined_note(name: str, metrics: dict[str, float], count: UnscoredCount) -> str | None:
     """Why metric ``name`` is ``nan`` in a log (None when it is a number): every sample unscored (with the
-    reasons), or no sample it is defined on (its ``_n`` is 0: a conditional rate whose condition never held)."""
+    reasons), or no sample it is defined on (its ``_n`` is 0: a conditional rate whose condition never held); any
+    other ``nan`` is said to be one without a reason the log records, beside the unscored count."""
     value = metrics.get(name)
     if value is None or not math.isnan(value):
         return None
@@ -75,7 +76,7 @@ def undefined_note(name: str, metrics: dict[str, float], count: UnscoredCount) -
         return f"{name} is nan: {count.describe()}, so no sample is left to score"
     if metrics.get(f"{name}_n") == 0:
         return f"{name} is nan: no sample it is defined on (n = 0; a conditional rate whose condition never held)"
-    return f"{name} is nan: fewer than two units to estimate it from ({count.describe()})"
+    return f"{name} is nan, for no reason the log records ({count.describe()})"
 
 
 def shown_path(location: str) -> str:

@@ -83,8 +83,9 @@ def interval_columns(estimate: RateEstimate, name: str) -> dict[str, float]:
 
 
 def dict_scores(log: LogDigest) -> list[tuple[dict[str, Any], dict[str, Any], str]]:
-    """(score value, sample metadata, sample id) of every sample whose first score is a dict (unscored samples
-    left out)."""
+    """(score value, sample metadata, sample id) of every sample whose first score is a dict (a sample unscored
+    with a NaN value left out; a dict marking itself ``unscored`` is kept, for the keys it knows: the benchmark's
+    figures say which rates it counts in)."""
     out = []
     for sample in log.samples or []:
         score = next(iter((sample.scores or {}).values()), None)

@@ -5,6 +5,7 @@ digests."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 from collections.abc import Callable, Iterable
@@ -13,16 +14,44 @@ from typing import Any
 
 from causal_suite.errors import SuiteInputError
 
+FILE_SYSTEM_ERRNOS = frozenset(
+    {
+        errno.EACCES,
+        errno.EPERM,
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EROFS,
+        errno.EIO,
+        errno.EFBIG,
+        errno.ENAMETOOLONG,
+        errno.ENOENT,
+        errno.ENOTDIR,
+        errno.EISDIR,
+    }
+)
+"""The errors of a file that cannot be written (permissions, a full disk or quota, a read-only or failing disk, a
+bad path): an ``OSError`` naming no file is the output's only with one of these."""
+
+
+def _blames_output(exc: OSError, tmp: Path, out: Path) -> bool:
+    """Whether an error raised while the output is written is the output's: it names the temp file, the target or a
+    folder above it, or it names no file and is a file-system error (a full disk while the temp file is written).
+    A network error (``ConnectionRefusedError``, a client's ``ConnectionError`` without an errno) or a file of the
+    writer's own (a scorer's missing tokenizer) is not."""
+    if not isinstance(exc.filename, (str, bytes, os.PathLike)):  # no file named (None, or a descriptor)
+        return exc.errno in FILE_SYSTEM_ERRNOS
+    named = os.path.abspath(os.fsdecode(exc.filename))
+    return named in {os.path.abspath(tmp), *(os.path.abspath(p) for p in (out, *out.parents))}
+
 
 def write_atomic(path: str | Path, write: Callable[[Path], object]) -> Path:
     """Have ``write(tmp)`` write the file, then rename it onto ``path``: ``tmp`` is a hidden file beside the target
     with the target's suffix (the writer may infer the format from it), and the parent folders are created.
 
     Raises:
-        SuiteInputError: ``path`` is a directory or cannot be written (an operating-system error with an errno:
-            permissions, a full disk); the target is then unchanged and no temp file is left. Any other error
-            ``write`` raises (a network error of a scorer ``write`` runs, say, which is an ``OSError`` without an
-            errno) leaves the same and propagates as it is.
+        SuiteInputError: ``path`` is a directory or cannot be written (:func:`_blames_output`: permissions, a full
+            disk); the target is then unchanged and no temp file is left. Any other error ``write`` raises (a
+            network error of a scorer ``write`` runs, say) leaves the same and propagates as it is.
     """
     out = Path(path)
     tmp = out.with_name(f".{out.stem}.tmp-{os.getpid()}{out.suffix}")
@@ -38,7 +67,7 @@ def write_atomic(path: str | Path, write: Callable[[Path], object]) -> Path:
         write(tmp)
         tmp.replace(out)
     except OSError as exc:
-        if exc.errno is None:  # not the file system's: no reason to blame the output path
+        if not _blames_output(exc, tmp, out):  # not the output's: no reason to blame its path
             raise
         raise SuiteInputError(f"Output '{out}' cannot be written ({exc.strerror or exc}).") from None
     finally:

@@ -25,6 +25,7 @@ from causal_suite.figures import (
     rate_axis,
 )
 from causal_suite.uncertainty import rate
+from causalverify_inspect.metrics import counts_in
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as PlotFigure
@@ -59,7 +60,8 @@ def _funnel(log: LogDigest, label: str, scored: Scored, published: Path | None) 
     rows = []
     for family, values in sorted(by_family.items()):
         for level in LEVELS:
-            estimate = rate([v[level] for v, _ in values], [sid for _, sid in values])
+            kept = [(v, sid) for v, sid in values if counts_in(v, level)]  # L2b+: the scored runs only
+            estimate = rate([v[level] for v, _ in kept], [sid for _, sid in kept])
             rows.append(
                 {"model": label, "family": family, "level": level}
                 | interval_columns(estimate, "rate")
@@ -72,7 +74,8 @@ def _sweep(label: str, scored: Scored) -> list[dict[str, Any]]:
     tolerances = sorted({k for v, _, _ in scored for k in v if k.startswith("tol_")}, key=lambda k: int(k[4:]))
     rows = []
     for key in tolerances:
-        estimate = rate([v[key] for v, _, _ in scored], [sid for _, _, sid in scored])
+        kept = [(v, sid) for v, _, sid in scored if counts_in(v, key)]  # a run whose estimate is unknown is out
+        estimate = rate([v[key] for v, _ in kept], [sid for _, sid in kept])
         rows.append({"model": label, "tolerance": int(key[4:]) / 100} | interval_columns(estimate, "L2b_plus"))
     return rows
 

@@ -2,8 +2,8 @@
 uncertainty clustered by scenario, the bounds of L2b+ over unscored runs, P(L2b+ | L2b), per-family rates, the
 failure taxonomy and, when the calibration arm ran, the calibration summary.
 
-A score dict whose ``unscored`` key is set (a run whose estimate stayed unknown) keeps its L1, L2a and L2b, which
-are known, so those rates are over every run; it is out of L2b+ and every rate built on the estimate (the sweep,
+A score dict whose ``unscored`` key is set (a run whose estimate stayed unknown) keeps its L1, L2a, L2b and
+environment flags, which are known, so those rates are over every run (:func:`counts_in`); it is out of L2b+ and every rate built on the estimate (the sweep,
 P(L2b+ | L2b), the failure taxonomy, calibration) and counted there only by :func:`unscored_bounds`.
 """
 
@@ -31,6 +31,9 @@ FAILURES = (
     "other",
 )
 LEVELS = ("L1", "L2a", "L2b", "L2b_plus")
+KNOWN_WITHOUT_ESTIMATE = ("L1", "L2a", "L2b", "environment", "environment_degraded")
+"""Score keys known for every run, its estimate known or not (the levels it reached, whether it failed or passed
+for want of a reference package): their rates are over every run, unscored ones included."""
 
 
 def sweep_key(tol: float) -> str:
@@ -53,10 +56,16 @@ def scored_samples(scores: list[SampleScore]) -> list[SampleScore]:
     return [s for s in _runs(scores) if not value_of(s).get("unscored")]
 
 
+def counts_in(value: dict[str, float], key: str) -> bool:
+    """Whether the run whose score dict is ``value`` counts in the rate of ``key``: every run for the keys of
+    :data:`KNOWN_WITHOUT_ESTIMATE`, a scored run only for L2b+ and every key built on the estimate."""
+    return key in KNOWN_WITHOUT_ESTIMATE or not value.get("unscored")
+
+
 def level_samples(scores: list[SampleScore], level: str) -> list[SampleScore]:
-    """The runs a level's rate is over: every run for L1, L2a and L2b (known whether or not the estimate is), the
-    scored runs for L2b+."""
-    return scored_samples(scores) if level == "L2b_plus" else _runs(scores)
+    """The runs a level's rate is over (:func:`counts_in`): every run for L1, L2a and L2b, the scored runs for
+    L2b+."""
+    return [s for s in _runs(scores) if counts_in(value_of(s), level)]
 
 
 def unscored_bounds(scores: list[SampleScore]) -> dict[str, float]:
@@ -175,17 +184,19 @@ def rates() -> Metric:
     """The headline rates, L2b+ first (the viewer's log list shows the first metric): L2b+, its bounds with the
     unscored runs as misses and as passes and the unscored share (:func:`unscored_bounds`), L2b, L2a, L1 (each rate
     with its uncertainty clustered by scenario: ``_se``, ``_low``, ``_high``, ``_n``, ``_clusters``), the tolerance
-    sweep, and the environment shares (failed for a missing image package; passed without one)."""
+    sweep (over scored runs), and the environment shares (failed for a missing reference package; passed without
+    one; over every run, as L1..L2b)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        vals = _values(scores)
         out: dict[str, float] = {}
         for level in reversed(LEVELS):
             out |= scenario_rate(level_samples(scores, level), level).metrics(level)
             if level == "L2b_plus":
                 out |= unscored_bounds(scores)
-        keys = [*(sweep_key(t) for t in SWEEP), "environment", "environment_degraded"]
-        return out | {k: float(np.mean([v[k] for v in vals])) if vals else float("nan") for k in keys}
+        for key in [*(sweep_key(t) for t in SWEEP), "environment", "environment_degraded"]:
+            kept = [value_of(s)[key] for s in level_samples(scores, key)]
+            out[key] = float(np.mean(kept)) if kept else float("nan")
+        return out
 
     return compute
 

@@ -96,6 +96,9 @@ You are looking back at an empirical analysis you wrote earlier and the output i
 it was right. Rate how likely each part is to be correct, as a probability between 0 and 1.
 """.strip()
 
+CALIBRATION_RESPONSE_CHARS, CALIBRATION_STDOUT_CHARS = 6000, 3000
+"""What the calibration prompt shows at most: the response's first characters and the R output's last ones."""
+
 CALIBRATION_USER = """
 The scenario:
 {research_question}

@@ -206,8 +206,7 @@ def decide_without_extractor(
         if all(within) or not any(within):
             best = candidates[errors.index(min(errors))]
             side = "within" if within[0] else "outside"
-            estimate = Extracted(best.value, best.rule, best.line, best.window, best.lineno, best.unit)  # type: ignore[arg-type]
-            return estimate, f"every one of the {len(candidates)} candidates is {side} the tolerance"
+            return best.as_estimate(), f"every one of the {len(candidates)} candidates is {side} the tolerance"
     if extraction.answers_disagree():
         return None, "its answer lines (Estimate: <number>) print different values"
     if extraction.reason.startswith("output too long") and not candidates:

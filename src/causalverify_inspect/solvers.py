@@ -27,7 +27,12 @@ from causal_suite.inspect_compat import registry_unqualified_name
 from causalverify_inspect.dataset import cached_response_path, read_cached_response
 from causalverify_inspect.extraction import extract_r_code, reply_json_object
 from causalverify_inspect.packages import loaded_packages, missing_query
-from causalverify_inspect.prompts import CALIBRATION_SYSTEM, CALIBRATION_USER
+from causalverify_inspect.prompts import (
+    CALIBRATION_RESPONSE_CHARS,
+    CALIBRATION_STDOUT_CHARS,
+    CALIBRATION_SYSTEM,
+    CALIBRATION_USER,
+)
 from causalverify_inspect.sandbox import NOTE_PREFIX, ConfinedSandboxEnvironment
 from causalverify_inspect.store import CONFIDENCE_FIELDS, CONFIDENCE_KEY, RUN_KEY
 
@@ -201,9 +206,9 @@ def rate_own_workflow() -> Solver:
         prompt = CALIBRATION_USER.format(
             research_question=state.metadata["research_question"],
             data_description=state.metadata["data_description"],
-            response=(state.output.completion or "")[:6000],
+            response=(state.output.completion or "")[:CALIBRATION_RESPONSE_CHARS],
             exit_code=run.get("exit_code"),
-            stdout=(run.get("stdout") or "(nothing)")[-3000:],
+            stdout=(run.get("stdout") or "(nothing)")[-CALIBRATION_STDOUT_CHARS:],
         )
         messages: list[ChatMessage] = [ChatMessageSystem(content=CALIBRATION_SYSTEM), ChatMessageUser(content=prompt)]
         output = await get_model().generate(messages)

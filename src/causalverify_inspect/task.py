@@ -27,6 +27,8 @@ from causal_suite.subset import subset_dataset
 from causalverify_inspect.dataset import check_cached_responses, exp_a_dataset, exp_b_dataset, scenarios_digest
 from causalverify_inspect.exp_a_scorer import exp_a_scorer
 from causalverify_inspect.prompts import (
+    CALIBRATION_RESPONSE_CHARS,
+    CALIBRATION_STDOUT_CHARS,
     CALIBRATION_SYSTEM,
     CALIBRATION_USER,
     EXP_A_SYSTEM,
@@ -53,14 +55,12 @@ def resolve_sandbox(sandbox: str, profile: str = "full") -> SandboxChoice:
     return choose_sandbox(sandbox, profile)
 
 
-CALIBRATION_SHOWN_CHARS = 6000 + 3000  # the response and the R output the calibration prompt shows, at most
-
-
 def exp_b_requests(replayed: bool, calibration: bool) -> list[dict]:
     """The calls of one sample (``causal-suite plan``): the R-writing request (none when cached responses are
     replayed), the calibration rating (§5) when asked for, and at most one ``extractor`` call, made only when the
     deterministic rules abstain on the R output."""
-    calibrate = len(CALIBRATION_SYSTEM) + len(CALIBRATION_USER) + CALIBRATION_SHOWN_CHARS
+    shown = CALIBRATION_RESPONSE_CHARS + CALIBRATION_STDOUT_CHARS  # at most
+    calibrate = len(CALIBRATION_SYSTEM) + len(CALIBRATION_USER) + shown
     return declare_requests(
         RoleCalls(calls=0 if replayed else 1, prompt_chars=len(EXP_B_SYSTEM)),
         RoleCalls(calls=int(calibration), prompt_chars=calibrate, with_input=False),

@@ -5,7 +5,6 @@ scorer hands to the ``extractor`` role, and outputs that must not crash the read
 import json
 import os
 import re
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -379,10 +378,9 @@ PATTERNS = _blocks((CORPUS / "nonresult_patterns.out").read_text(encoding="utf-8
 REPORTS = _blocks((CORPUS / "report_patterns.out").read_text(encoding="utf-8"))
 
 
+@pytest.mark.needs_r
 @pytest.mark.parametrize("name", ["nonresult_patterns", "report_patterns"])
 def test_pattern_output_is_what_the_r_program_prints(name):
-    if shutil.which("Rscript") is None:
-        pytest.skip("R is not installed")
     program = CORPUS / "programs" / f"{name}.R"
     printed = subprocess.run(
         ["Rscript", "--vanilla", str(program)],

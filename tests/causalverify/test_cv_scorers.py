@@ -458,3 +458,17 @@ async def test_a_score_names_the_loaded_packages_whose_version_is_outside_the_pi
     assert result.metadata["packages_outside_pin"] == {"rdrobust": "4.0.0"}  # fixest is not loaded
     assert result.value["L2b_plus"] == 1  # scored as it ran
     assert (await score(state, reference="upstream")).metadata["packages_outside_pin"] == {}
+
+
+def test_the_environment_shares_are_over_every_run_as_l2b_is():
+    """A run whose estimate stayed unknown exited 0: it is no environment failure and counts in the shares."""
+    base = {k: 0.0 for k in ("L1", "L2a", "L2b", "environment", "environment_degraded")}
+    base |= {f"fail_{f}": 0.0 for f in metrics.FAILURES} | {metrics.sweep_key(t): 0.0 for t in metrics.SWEEP}
+    failed = base | {"L1": 1.0, "L2a": 1.0, "L2b_plus": 0.0, "unscored": 0.0, "environment": 1.0}
+    degraded = base | {"L1": 1.0, "L2a": 1.0, "L2b": 1.0, "L2b_plus": 1.0, "unscored": 0.0}
+    unknown = base | {"L1": 1.0, "L2a": 1.0, "L2b": 1.0, "L2b_plus": math.nan, "unscored": 1.0}
+    degraded |= {"environment_degraded": 1.0, "tol_50": 1.0}
+    samples = [sample_score(v, sample_id=i) for i, v in (("a", failed), ("b", degraded), ("c", unknown))]
+    out = metrics.rates()(samples)
+    assert out["environment"] == pytest.approx(1 / 3) and out["environment_degraded"] == pytest.approx(1 / 3)
+    assert out["tol_50"] == 0.5  # the sweep stays over the scored runs

@@ -35,3 +35,5 @@ def test_a_conditional_rate_with_no_qualifying_sample_is_explained():
     assert note is not None and "no sample it is defined on (n = 0" in note
     assert undefined_note("base_accuracy", {"base_accuracy": 0.0}, count) is None
     assert undefined_note("absent", {}, count) is None
+    unexplained = undefined_note("score", {"score": math.nan}, count)  # no _n, samples scored: no reason to give
+    assert unexplained == "score is nan, for no reason the log records (0 of 6 samples unscored)"

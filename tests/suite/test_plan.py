@@ -76,7 +76,7 @@ def test_plan_counts_the_requests_a_scripted_run_makes(task, task_args, roles, o
         planned[r.role] += r.calls
         planned_max[r.role] += r.at_most
     assert plan.samples == len({s.id for s in log.samples})
-    assert plan.epochs == log.eval.config.epochs or plan.epochs == 1
+    assert plan.epochs == max(s.epoch for s in log.samples)  # the epochs the run made
     assert {role: n for role, n in logged.items()} == {role: n for role, n in planned.items() if n}
     assert all(logged[role] <= planned_max[role] for role in planned_max)
     # the prompts planned exactly (not exp_b's calibration call, planned at its longest; not a judge's, which holds
@@ -115,6 +115,12 @@ def test_plan_without_caps_says_output_is_unbounded(capsys):
     assert main(["plan", "cobe", "-T", "subset=1", "--model", "m", "--price-out", "1"]) == 0
     out = capsys.readouterr().out
     assert "unbounded (no cap: pass --role-max-tokens grader=N)" in out and "output unbounded" in out
+    assert "cost: input price not given, output unbounded" in out and "$0.00" not in out  # no price, no cost
+
+
+def test_plan_without_an_output_price_says_so(capsys):
+    assert main(["plan", "cobe", "-T", "subset=1", "--model", "m", "--price-in", "1"]) == 0
+    assert "output price not given" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

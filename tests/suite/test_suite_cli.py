@@ -53,10 +53,10 @@ def test_headline_and_unscored_count_from_a_real_log(tmp_path, scripted):
     assert log.status == "success"
     count = log_unscored(log)
     assert (count.unscored, count.samples, dict(count.reasons)) == (1, 3, {"no reason recorded": 1})
-    assert _headline(log, ("accuracy", "absent"), []) == "accuracy=0.500"
+    assert _headline(log, ("accuracy", "absent"), [], count) == "accuracy=0.500"
     log.results.scores[0].metrics["accuracy"].value = 0.5  # a rate with its interval and n beside it in the log
     for suffix, value in (("_low", 0.1), ("_high", 0.9), ("_n", 2.0)):
         log.results.scores[0].metrics[f"accuracy{suffix}"] = (
             log.results.scores[0].metrics["accuracy"].model_copy(update={"name": f"accuracy{suffix}", "value": value})
         )
-    assert _headline(log, ("accuracy",), []) == "accuracy=0.500 [0.10, 0.90] n=2"
+    assert _headline(log, ("accuracy",), [], count) == "accuracy=0.500 [0.10, 0.90] n=2"

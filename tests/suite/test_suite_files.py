@@ -37,6 +37,39 @@ def test_an_error_not_of_the_file_system_propagates_as_it_is(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize(
+    "error",
+    [
+        ConnectionRefusedError(111, "Connection refused"),  # a socket error carries an errno
+        FileNotFoundError(2, "No such file or directory", "tokenizer.json"),  # a file of the writer's own
+    ],
+    ids=["socket", "writer-file"],
+)
+def test_an_error_with_an_errno_that_is_not_the_outputs_propagates(tmp_path, error):
+    def produce(tmp: Path) -> None:
+        tmp.write_text("half")
+        raise error
+
+    with pytest.raises(type(error)):
+        write_atomic(tmp_path / "out.eval", produce)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_full_disk_and_an_unwritable_temp_file_are_the_outputs(tmp_path):
+    def full(tmp: Path) -> None:
+        raise OSError(28, "No space left on device")  # a write on a full disk names no file
+
+    with pytest.raises(SuiteInputError, match=r"^Output '.*out\.eval' cannot be written \(No space left on device\)"):
+        write_atomic(tmp_path / "out.eval", full)
+
+    def refused(tmp: Path) -> None:
+        raise PermissionError(13, "Permission denied", str(tmp))
+
+    with pytest.raises(SuiteInputError, match=r"cannot be written \(Permission denied\)"):
+        write_atomic(tmp_path / "out.eval", refused)
+    assert not list(tmp_path.iterdir())
+
+
 def test_unwritable_outputs_are_one_sentence_and_leave_nothing(tmp_path):
     (tmp_path / "dir").mkdir()
     with pytest.raises(SuiteInputError, match=r"^Output '.*dir' is a directory: pass a file path\.$"):

@@ -139,6 +139,25 @@ def test_streamed_rescore_writes_what_the_whole_log_rescore_gave(small_logs, tmp
         assert all(len(s.scores) == 2 and "glass_match" in s.scores for s in new.samples)  # old and new beside it
 
 
+def test_the_writer_empties_its_buffer_into_the_zip_as_it_goes(small_logs, tmp_path, monkeypatch):
+    """16 samples in batches of 3 (WRITE_BATCH is 256: a small log never reaches it): the log is the same."""
+    from causal_suite import inspect_compat
+    from causal_suite.rescore import rescore
+
+    flushes = []
+    real_add = inspect_compat.EvalLogWriter.add
+
+    async def counting_add(self, sample):
+        await real_add(self, sample)
+        flushes.append(self._held == 0)
+
+    monkeypatch.setattr(inspect_compat, "WRITE_BATCH", 3)
+    monkeypatch.setattr(inspect_compat.EvalLogWriter, "add", counting_add)
+    rescore(small_logs["eval"], out=tmp_path / "batched.eval")
+    new, old = read_eval_log(str(tmp_path / "batched.eval")), whole_log_rescore(small_logs["eval"], "overwrite")
+    assert sum(flushes) == 16 // 3 and sample_scores(new) == sample_scores(old) and results_of(new) == results_of(old)
+
+
 def test_streamed_rescore_opens_the_log_once_and_lists_its_members_once(small_logs, tmp_path, monkeypatch):
     from causal_suite import logs
     from causal_suite.rescore import rescore

@@ -15,6 +15,7 @@ from inspect_ai import Task
 from causal_suite.eval_meta import eval_metadata, task_version
 from causal_suite.inspect_compat import registry_find, registry_info
 from causal_suite.registration import Benchmark, benchmarks
+from causal_suite.scores import is_unscored
 
 SECTIONS = (
     "Usage",
@@ -37,6 +38,12 @@ TASKS = _tasks()
 
 def _readme(package: str) -> str:
     return resources.files(package).joinpath("README.md").read_text(encoding="utf-8")
+
+
+def _missing_sections(readme: str) -> list[str]:
+    """The common sections a README lacks (its ``## `` headings)."""
+    headings = re.findall(r"(?m)^## (.+)$", readme)
+    return [s for s in SECTIONS if s not in headings]
 
 
 def _changelog(readme: str) -> list[str]:
@@ -101,14 +108,15 @@ def test_each_task_runs_one_sample_offline_with_a_scripted_model(benchmark, name
     )
     assert log.status == "success", log.error
     assert log.eval.task_version == task_version(benchmark.package, name) and len(log.samples) == 1
-    assert log.samples[0].scores, "the sample was not scored, nor recorded as unscored with a reason"
+    score = next(iter(log.samples[0].scores.values()), None)  # the first scorer's, as causal_suite.unscored reads
+    assert score is not None, "the sample was not scored"
+    assert not is_unscored(score.value) or score.reason, "the sample is unscored without a reason"
 
 
 @pytest.mark.parametrize("package", sorted({b.package for b in benchmarks()}))
 def test_each_package_readme_has_the_sections_and_a_dated_changelog(package):
     readme = _readme(package)
-    headings = re.findall(r"(?m)^## (.+)$", readme)
-    missing = [s for s in SECTIONS if s not in headings]
+    missing = _missing_sections(readme)
     assert not missing, f"{package}/README.md lacks the sections {missing}"
     entries = _changelog(readme)
     undated = [e[:60] for e in entries if not DATED_ENTRY.match(e)]
@@ -124,4 +132,4 @@ def test_the_contract_fails_an_undated_entry_and_a_missing_section():
     readme = "# x\n\n## Usage\n\n## Changelog\n\n- 2026-12-01, 1-B: fine\n- 1-A: first release\n"
     entries = _changelog(readme)
     assert [bool(DATED_ENTRY.match(e)) for e in entries] == [True, False]
-    assert [s for s in SECTIONS if s not in re.findall(r"(?m)^## (.+)$", readme)][0] == "Parameters"
+    assert _missing_sections(readme)[0] == "Parameters"

@@ -25,6 +25,9 @@ MAIN_WORDS = r"preferred|main|headline|chosen|primary"
 """Words marking the preferred specification or the main result."""
 
 
+_IV_FITTED = r"fit_x|x_?hat|xhat|x\(fit\)|x_?fitted|fitted_?x"
+"""The fitted endogenous regressor of a hand-made second stage (``lm(y ~ fit_x)``): a term naming the IV estimate."""
+
 _TERMS = {
     "DID": re.compile(
         r"^(?:treat\w*(?::|_?x_?|\*|_|\.)post\w*|post\w*(?::|_?x_?|\*|_|\.)treat\w*|did\w*|d_?i_?d|dd|"
@@ -37,7 +40,7 @@ _TERMS = {
         r"i\(event_day>=?0\)\w*|\(?event_day>=?0\)?\w*)$",
         re.I,
     ),
-    "IV": re.compile(r"^(?:fit_x|x_?hat|xhat|x\(fit\)|x_?fitted|fitted_?x|x|xtrue|x1|fit_x1)$", re.I),
+    "IV": re.compile(rf"^(?:{_IV_FITTED}|x|xtrue|x1|fit_x1)$", re.I),
     "RDD": re.compile(
         r"^(?:treated\w*|treat|d|d1|dtrue|above\w*|treatment\w*|conventional|rdeffect|cutoff_?dummy|"
         r"i\(running_var>=?[\d.]+\)\w*|\(?running_var>=?[\d.]+\)?\w*)$",
@@ -46,7 +49,7 @@ _TERMS = {
 }
 
 
-_IV_FITTED_TERM = re.compile(r"^(?:fit_x|x_?hat|xhat|x\(fit\)|x_?fitted|fitted_?x)$", re.I)
+_IV_FITTED_TERM = re.compile(rf"^(?:{_IV_FITTED})$", re.I)
 
 
 _EXCLUDE_TERM = re.compile(
