@@ -593,6 +593,27 @@ def _name_first(sentences: list[str], name: str, gender: str, tex: bool) -> list
     return out
 
 
+def _pronoun_later(sentences: list[str], name: str, gender: str, tex: bool) -> list[str]:
+    """Once ``_name_first`` has named ``name`` where a pronoun stood, the next sentence that names them and opens
+    on the name as its subject ("Ken walks ...", "Ken's dog ...") calls them he / she ("He walks ...", "His dog
+    ..."), as the base did the other way round: the person is named once, then spoken of. A name that is not the
+    opening subject, comes twice in that sentence, or heads a pair ("Ken and Ann") stays a name."""
+    pronoun, possessive = ("He", "His") if gender == "male" else ("She", "Her")
+    mentioning = [k for k, s in enumerate(sentences) if re.search(rf"\b{re.escape(name)}\b", outside_maths(s, tex))]
+    if len(mentioning) < 2:
+        return sentences
+    k = mentioning[1]
+    plain = outside_maths(sentences[k], tex)
+    opening = re.match(rf"(\W*){re.escape(name)}(['’]s)?(?=\s+(?!(?:and|or)\b)[a-z])", plain)
+    if not opening or len(re.findall(rf"\b{re.escape(name)}\b", plain)) > 1:
+        return sentences
+    out = list(sentences)
+    out[k] = (
+        sentences[k][: opening.end(1)] + (possessive if opening.group(2) else pronoun) + sentences[k][opening.end() :]
+    )
+    return out
+
+
 _ADJACENT = re.compile(
     r"\b(that (?:many|much|amount|number|long|time|price|rate|distance|speed|sum|figure|cost|size|weight|age|way)|"
     r"this (?:many|much|amount|number)|than that|this|these|those|such|it|its|they|them|their|the rest|in kind|"
@@ -694,12 +715,12 @@ def _prose(sentence: str, tex: bool) -> str:
     return plain[opener.end() :] if opener else plain
 
 
-def _detached(sentence: str) -> str | None:
-    """``sentence`` without the words that tie it to the sentence it followed: an opening But / And / Also (the
-    next word capitalised), an "also" / "too" / "as well" inside. None when such a word cannot go cleanly (a
-    sentence opening with "Too" or "As well")."""
+def _detached(sentence: str, left: bool) -> str | None:
+    """``sentence`` without the words that tie it to what it followed: when it ``left`` its neighbour, an opening
+    But / And / Also (the next word capitalised); always an "also" / "too" / "as well" inside. None when such a
+    word cannot go cleanly (a sentence opening with "Too" or "As well")."""
     opener = _OPENING_CONNECTIVE.match(sentence)
-    if opener:
+    if opener and left:
         rest = sentence[opener.end() :]
         sentence = opener.group(1) + rest[:1].upper() + rest[1:]
     if _ADDITIVE.search(sentence) and re.match(r"\W*(too|as well)\b", sentence, re.I):
@@ -710,11 +731,14 @@ def _detached(sentence: str) -> str | None:
 def _drop_additive(setup: Sequence[str], order: list[int]) -> list[str] | None:
     """The setup in ``order``, where a sentence that no longer follows the sentence it followed loses its
     connective and additive words (``_detached``: "But he also has a job" -> "He has a job"): they join it to
-    the statement just before it. None when a word cannot go cleanly."""
+    the statement just before it; one that keeps its neighbour but now comes before another sentence that
+    preceded it ("Ann also runs" ahead of what Ann did first) loses its additive words, which added to that
+    sentence. None when a word cannot go cleanly."""
     out: list[str] = []
     for k, i in enumerate(order):
-        moved = i > 0 and (k == 0 or order[k - 1] != i - 1)
-        sentence = _detached(setup[i]) if moved else setup[i]
+        left = i > 0 and (k == 0 or order[k - 1] != i - 1)
+        overtaken = not set(range(i)) <= set(order[:k])
+        sentence = _detached(setup[i], left) if left or overtaken else setup[i]
         if sentence is None:
             return None
         out.append(sentence)
@@ -728,7 +752,8 @@ def sentence_reorder(text: str, seed: int, *, tex: bool = False, tries: int = 12
     before one it refers back to, and a sentence whose referent is the one just before it (``glued``) keeps
     that neighbour. A he / she sentence may move before the sentence naming the only person of that gender
     (``repairable_people``); its pronoun then becomes the name, so the person is introduced by name first
-    (``changes["named"]``). ``None`` when the only admissible order is the original one.
+    (``changes["named"]``), and the sentence that introduced them calls them he / she when it opens on the name
+    (``_pronoun_later``). ``None`` when the only admissible order is the original one.
     """
     seg = segment(text, tex)
     setup = seg.setup
@@ -753,7 +778,8 @@ def permuted_twin(
 ) -> Twin | None:
     """A ``sentence_reorder`` twin whose setup order is drawn (seeded) among the orders that ``deps`` and
     ``glue`` admit, other than the original: "also" dropped where it lost its sentence (``_drop_additive``), the
-    first mention of each of ``people`` made a name (``_name_first``); ``note`` is added to the changes. None
+    first mention of each of ``people`` made a name (``_name_first``) and their next opening name a pronoun
+    (``_pronoun_later``); ``note`` is added to the changes. None
     when ``tries`` draws find no such order."""
     setup = seg.setup
     tail = list(seg.sentences[seg.query :])
@@ -772,6 +798,7 @@ def permuted_twin(
                 break
             if repaired != new:
                 named.append(name)
+                repaired = _pronoun_later(repaired, name, gender, tex)
             new = repaired
         else:
             changes: dict[str, Any] = {
