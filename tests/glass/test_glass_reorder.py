@@ -286,3 +286,18 @@ def test_a_repaired_introduction_names_the_person_first_and_says_he_or_she_after
     # an unrepaired order (the person named where the base named them) keeps every name
     base = "Ida sells 4 cakes. Omar bakes 2 pies a day. Ida sells 5 tarts. How many cakes?"
     assert all(twin.count("Ida") == 2 for twin in twins(base))
+
+
+def test_the_graph_can_say_which_rule_holds_each_sentence():
+    from glass_inspect.corpus.operators.reorder import RULES, back_marker, reference_rules
+
+    setup = ["Mia runs a farm.", "Ann picks 3 pears.", "Then Ann sells 2 pears."]
+    rules = reference_rules(setup, query="How many pears are left?")
+    assert set(rules[2]) == set(RULES)
+    assert rules[1]["opening"] == {0} and rules[2]["marker"] == {0, 1} and rules[2]["event"] == {1}
+    assert rules[1]["event"] == set() and rules[1]["marker"] == set()
+    # back_references is the union of the rules
+    assert back_references(setup, query="How many pears are left?") == {0: set(), 1: {0}, 2: {0, 1}}
+    assert back_marker("Then Ann sells 2 pears.") == "Then"
+    assert back_marker("Bob buys 4 additional pens.") == "additional pens"
+    assert back_marker("Ann picks 3 pears.") is None

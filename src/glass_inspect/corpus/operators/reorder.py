@@ -257,42 +257,61 @@ def back_references(
     * **LaTeX**: a sentence sharing a maths letter or content word with an earlier one stays after it (a
       definition is used later), so only independent statements move.
     """
+    rules = reference_rules(setup, tex, people=people, query=query)
+    return {j: set().union(*by_rule.values()) for j, by_rule in rules.items()}
+
+
+# the rule families of ``reference_rules``, in the order of ``back_references``'s docstring
+RULES = ("opening", "marker", "pronoun", "sequence", "event", "definite", "maths", "query", "condition")
+
+
+def reference_rules(
+    setup: Sequence[str], tex: bool = False, *, people: dict[str, str] | None = None, query: str = ""
+) -> dict[int, dict[str, set[int]]]:
+    """``back_references`` by rule: for each sentence, each rule family of ``RULES`` (the opening scene, back
+    markers, pronouns, time and ordinals, events, definite reference, shared maths letters, the query pointing
+    back, conditions and initial states) -> the earlier sentences that rule keeps it after (so a blocked setup
+    can be told which rules block it: ``benchmarks/glass_reorder_blockers.py``)."""
     n = len(setup)
-    deps: dict[int, set[int]] = {i: set() for i in range(n)}
+    rules: dict[int, dict[str, set[int]]] = {j: {rule: set() for rule in RULES} for j in range(n)}
     if n < 2:
-        return deps
-    people = people or {}
+        return rules
     facts = _SetupFacts.of(setup, tex)
     plains = facts.plains
     asked = content_words(query, tex)  # "Each rose needs 1 pound. ... how many roses?": the rose is the question's
+    scene = opening_scene(setup, tex) or introduces_cast(setup[0], tex)
     for j in range(1, n):
-        if opening_scene(setup, tex) or introduces_cast(setup[0], tex) or _SPECIFIC_START.match(plains[j]):
-            deps[j].add(0)  # the opening sets the scene: only a general fact ("Eggs are 75 calories each") precedes it
-    for j in range(1, n):
-        plain = plains[j]
-        if _refers_back(plain):
-            deps[j].update(range(j))
+        plain, rule = plains[j], rules[j]
+        if scene or _SPECIFIC_START.match(plain):
+            rule["opening"].add(0)  # the opening sets the scene: only a general fact ("Eggs are 75 calories") precedes
+        if back_marker(plain) is not None:
+            rule["marker"].update(range(j))
         elif PLURAL_PRONOUN.search(plain):
-            deps[j].update({0} if _opener_pronoun(plains, j) else range(j))
-        deps[j] |= pronoun_antecedents(setup, j, tex, people, facts.names, facts.genders)
-        deps[j] |= _sequence_deps(plains, j) | _event_deps(facts, j) | _definite_deps(facts, j, asked)
+            rule["pronoun"].update({0} if _opener_pronoun(plains, j) else range(j))
+        rule["pronoun"] |= pronoun_antecedents(setup, j, tex, people or {}, facts.names, facts.genders)
+        rule["sequence"] |= _sequence_deps(plains, j)
+        rule["event"] |= _event_deps(facts, j)
+        rule["definite"] |= _definite_deps(facts, j, asked)
         if tex:
-            deps[j].update(i for i in range(j) if facts.content[i] & facts.content[j])
+            rule["maths"].update(i for i in range(j) if facts.content[i] & facts.content[j])
     if query_points_back(query, tex):
-        deps[n - 1].update(range(n - 1))
-    _hold_conditions(plains, deps)
-    return deps
+        rules[n - 1]["query"].update(range(n - 1))
+    for j, held in _held_conditions(plains).items():
+        rules[j]["condition"] |= held
+    return rules
 
 
-def _hold_conditions(plains: Sequence[str], deps: dict[int, set[int]]) -> None:
+def _held_conditions(plains: Sequence[str]) -> dict[int, set[int]]:
     """A condition ("If the chair is 3 feet wide.") or an initial state ("starts with $200") stays where it is:
     after every sentence before it, before every sentence after it."""
     n = len(plains)
+    held: dict[int, set[int]] = {j: set() for j in range(n)}
     for j, plain in enumerate(plains):
         if _INITIAL.search(plain) or (j > 0 and re.match(r"\W*(if|when|unless|assuming)\b", plain, re.I)):
-            deps[j].update(range(j))
+            held[j].update(range(j))
             for k in range(j + 1, n):
-                deps[k].add(j)
+                held[k].add(j)
+    return held
 
 
 @dataclass(frozen=True)
@@ -485,21 +504,21 @@ def _only_verb(word: str) -> bool:
     return bool(kinds) and kinds <= {"VERB", "AUX"}
 
 
-def _refers_back(plain: str) -> bool:
-    """Whether a sentence leans on everything before it: a back marker, an increment or a comparison without
-    its standard, an opening "then" ("She then sells ..."; a "then" inside the sentence joins its own clauses),
-    "additional X" / "extra X" when no X precedes it in the sentence, an opening parenthesis, an ellipsis or
-    a number-led sentence."""
-    return bool(
-        _BACK_MARKER.search(plain)
-        or _INCREMENT.search(plain)
-        or _ELLIPTICAL_COMPARISON.search(plain)
-        or _OPENING_THEN.search(plain)
-        or any(not re.search(rf"\b{re.escape(m.group(2))}", plain[: m.start()], re.I) for m in _ADDED.finditer(plain))
-        or plain.lstrip().startswith("(")
-        or _ELLIPSIS.search(plain)
-        or _QUANTIFIER_LED.search(plain)
-    )
+def back_marker(plain: str) -> str | None:
+    """The words through which a sentence leans on everything before it, or None: a back marker, an increment or
+    a comparison without its standard, an opening "then" ("She then sells ..."; a "then" inside the sentence joins
+    its own clauses), "additional X" / "extra X" when no X precedes it in the sentence, an opening parenthesis, an
+    ellipsis or a number-led sentence."""
+    for pattern in (_BACK_MARKER, _INCREMENT, _ELLIPTICAL_COMPARISON, _OPENING_THEN):
+        if found := pattern.search(plain):
+            return found.group(0).strip()
+    for added in _ADDED.finditer(plain):
+        if not re.search(rf"\b{re.escape(added.group(2))}", plain[: added.start()], re.I):
+            return added.group(0)
+    if plain.lstrip().startswith("("):
+        return "("
+    found = _ELLIPSIS.search(plain) or _QUANTIFIER_LED.search(plain)
+    return found.group(0).strip() if found else None
 
 
 _OPENING_THEN = re.compile(r"^\W*(?:[\w'’]+\s+){0,2}then\b", re.I)
