@@ -301,3 +301,14 @@ def test_the_graph_can_say_which_rule_holds_each_sentence():
     assert back_marker("Then Ann sells 2 pears.") == "Then"
     assert back_marker("Bob buys 4 additional pens.") == "additional pens"
     assert back_marker("Ann picks 3 pears.") is None
+
+
+def test_an_opening_his_or_her_of_the_one_person_is_a_pronoun_not_something_specific():
+    lia = "Lia wants a 60 dollar lamp. Her weekend job pays her 6 dollars an hour. How many hours must she work?"
+    assert graph(lia)[1] == set()
+    assert twins(lia) == {
+        "Lia's weekend job pays her 6 dollars an hour. She wants a 60 dollar lamp. How many hours must she work?"
+    }
+    # with two women nobody can say whose job it is, and "her sister" is someone else's opening
+    assert 0 in graph("Lia wants a lamp for 60 dollars. Ida has 3 pens. Her job pays 6 dollars an hour. How many?")[2]
+    assert graph("Lia wants a lamp for 60 dollars. Her sister pays 6 dollars an hour. How many?")[1] == {0}

@@ -165,6 +165,13 @@ def _general_fact(plain: str, timeless: bool, names: dict[str, str]) -> bool:
     return timeless and not names and not PRONOUN.search(plain) and not _SPECIFIC_START.match(plain)
 
 
+def _owned_by(plain: str, people: dict[str, str]) -> bool:
+    """Whether ``plain`` opens on his / her of a person of ``people`` ("Her job pays $8 an hour."): a pronoun the
+    pronoun rule governs, which becomes "Lori's" if the sentence moves first, not something specific."""
+    opening = re.match(r"\W*(his|her)\b", plain, re.I)
+    return bool(opening) and ("male" if opening.group(1).lower() == "his" else "female") in people
+
+
 def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
     """``gender -> name`` for each gender with exactly one named person in ``text``, when the text names no
     other possible person (a capitalised word the lists miss, a person noun such as "her sister", "the
@@ -282,7 +289,7 @@ def reference_rules(
     scene = opening_scene(setup, tex) or introduces_cast(setup[0], tex)
     for j in range(1, n):
         plain, rule = plains[j], rules[j]
-        if scene or _SPECIFIC_START.match(plain):
+        if scene or (_SPECIFIC_START.match(plain) and not _owned_by(plain, people or {})):
             rule["opening"].add(0)  # the opening sets the scene: only a general fact ("Eggs are 75 calories") precedes
         if back_marker(plain) is not None:
             rule["marker"].update(range(j))
