@@ -12,9 +12,12 @@ before it (then the two can trade places). For each base that has none, this rea
   bases of each family it alone blocks, so a reader can judge whether that rule could safely give way.
 
 "Reorderable" counts setups the graph admits another order for; the build's coverage is a little lower (a draw
-whose "also" cannot go, or whose pronoun cannot become the name, is refused).
+whose "also" cannot go, or whose pronoun cannot become the name, is refused). ``--corpus DIR`` (repeatable) prints
+instead what a ``glass-build`` corpus holds: bases with a reorder twin, reorder twins, and the share of them that
+are one swap of two neighbouring sentences.
 
     .venv/bin/python benchmarks/glass_reorder_blockers.py [--source gsm8k/test.jsonl] [--examples 3]
+    .venv/bin/python benchmarks/glass_reorder_blockers.py --corpus DIR_BEFORE --corpus DIR_AFTER
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import argparse
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from glass_inspect.corpus.contract import read_pool
 from glass_inspect.corpus.operators import glued, repairable_people, segment
 from glass_inspect.corpus.operators.reorder import RULES, _prose, back_marker, reference_rules
 from glass_inspect.corpus.sources import load_source
@@ -57,6 +61,25 @@ def boundary_rules(text: str) -> list[dict[str, set[int]]] | None:
     return out
 
 
+def single_swap(order: list[int]) -> bool:
+    """Whether ``order`` is the identity with one pair of neighbouring sentences swapped."""
+    moved = [k for k, i in enumerate(order) if i != k]
+    return len(moved) == 2 and moved[1] == moved[0] + 1
+
+
+def corpus_reorders(corpus: str) -> str:
+    """Bases with a reorder twin, reorder twins, and single adjacent swaps among them, in a built corpus."""
+    pool = read_pool(corpus)
+    bases = sum(r.role == "base" for r in pool)
+    reorders = [r for r in pool if r.operator == "sentence_reorder"]
+    covered = len({r.base_id for r in reorders})
+    swaps = sum(single_swap(r.changes["order"]) for r in reorders)
+    return (
+        f"{corpus}: {covered} of {bases} bases = {covered / bases:.1%} with a reorder twin; {len(reorders)} reorder "
+        f"twins, {swaps} = {swaps / max(len(reorders), 1):.1%} single adjacent swaps"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -66,7 +89,12 @@ def main() -> None:
         "--examples", type=int, default=0, help="blocked bases to print per rule that alone blocks them"
     )
     parser.add_argument("--limit", type=int, default=None, help="read only the first N problems")
+    parser.add_argument("--corpus", action="append", default=[], help="a glass-build corpus to count instead")
     args = parser.parse_args()
+    if args.corpus:
+        for corpus in args.corpus:
+            print(corpus_reorders(corpus))
+        return
     problems, _ = load_source("gsm", args.source, limit=args.limit)
     kinds: Counter[str] = Counter()
     alone: Counter[str] = Counter()
