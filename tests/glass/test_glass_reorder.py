@@ -312,3 +312,17 @@ def test_an_opening_his_or_her_of_the_one_person_is_a_pronoun_not_something_spec
     # with two women nobody can say whose job it is, and "her sister" is someone else's opening
     assert 0 in graph("Lia wants a lamp for 60 dollars. Ida has 3 pens. Her job pays 6 dollars an hour. How many?")[2]
     assert graph("Lia wants a lamp for 60 dollars. Her sister pays 6 dollars an hour. How many?")[1] == {0}
+
+
+def test_a_plural_in_ies_names_the_same_thing_as_its_singular():
+    from glass_inspect.corpus.operators.text import stem
+
+    assert [stem(w) for w in ("cookies", "cookie", "pies", "ponies", "carries")] == [
+        "cookie",
+        "cookie",
+        "pie",
+        "pony",
+        "carry",
+    ]
+    # the two events share the cookies, so the story keeps its order
+    assert graph("Omar bakes 12 cookies. Ann eats a cookie. How many cookies are left?")[1] == {0}
