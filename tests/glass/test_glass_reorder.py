@@ -326,3 +326,13 @@ def test_a_plural_in_ies_names_the_same_thing_as_its_singular():
     ]
     # the two events share the cookies, so the story keeps its order
     assert graph("Omar bakes 12 cookies. Ann eats a cookie. How many cookies are left?")[1] == {0}
+
+
+def test_a_definition_opening_on_each_follows_only_the_introduction_of_its_thing():
+    text = "Ida buys 4 bags of plums. Each bag of plums holds 9 plums. Each plum costs 5 cents. How much do the plums cost?"
+    assert graph(text)[2] == {0}
+    assert "Ida buys 4 bags of plums. Each plum costs 5 cents. Each bag of plums holds 9 plums." in " ".join(
+        twins(text)
+    )
+    # an "each X" that is no definition ("Ida eats each plum") keeps every sentence naming X before it
+    assert graph("Ida buys 4 bags of plums. Each bag holds 9 plums. Ida eats each plum slowly. How many?")[2] == {0, 1}

@@ -408,18 +408,26 @@ _DEFINITE = re.compile(
 _BRIDGING = re.compile(r"\b(?:each|every|the (?:cost|price|sum|amount|total|number) of)\s+([A-Za-z]{3,})", re.I)
 
 
+_EACH_OPENING = re.compile(r"\W*(?:each|every)\s+([A-Za-z]{3,})", re.I)
+
+
 def _definite_deps(facts: _SetupFacts, j: int, asked: frozenset[str]) -> set[int]:
     """Definite and bridging references of sentence ``j``: "the teacher" after every earlier sentence holding
-    that noun; an opening "the X" or an "each X" that no other sentence (nor the question) names bridges to
-    what came before, so it stays after every earlier sentence; so does "the number of X" when nothing else names
-    X."""
+    that noun; a definition opening on "Each X" ("Each cookie costs 10 cents") is a fact about every X and
+    stays after the sentence introducing X only; an opening "the X" or an "each X" that no other sentence (nor
+    the question) names bridges to what came before, so it stays after every earlier sentence; so does "the
+    number of X" when nothing else names X."""
     plain, nouns = facts.plains[j], facts.nouns
     definite = {stem(w.lower()) for m in _DEFINITE.finditer(plain) for w in m.groups() if w and len(w) > 2} - {
         "same",
         "rest",
         "other",
     }
-    out = {i for i in range(j) if definite & nouns[i]}
+    general = _EACH_OPENING.match(plain) if facts.timeless[j] else None
+    out: set[int] = set()
+    for word in definite:
+        holders = [i for i in range(j) if word in nouns[i]]
+        out.update(holders[:1] if general and word == stem(general.group(1)) else holders)
     opening = re.match(r"\W*the\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", plain, re.I)
     if opening and not any(stem(w) in nouns[i] for w in opening.groups() if w for i in range(j)):
         out.update(range(j))  # "The walls are 1 inch thick.": a bridging reference to what came before
