@@ -336,3 +336,10 @@ def test_a_definition_opening_on_each_follows_only_the_introduction_of_its_thing
     )
     # an "each X" that is no definition ("Ida eats each plum") keeps every sentence naming X before it
     assert graph("Ida buys 4 bags of plums. Each bag holds 9 plums. Ida eats each plum slowly. How many?")[2] == {0, 1}
+
+
+def test_an_opening_also_goes_when_what_it_added_to_comes_after_it():
+    text = "Lena owns 4 cats. Omar keeps 6 fish. Also, Omar keeps 2 frogs. How many pets are there?"
+    found = twins(text)
+    assert "Omar keeps 6 fish. Omar keeps 2 frogs. Lena owns 4 cats. How many pets are there?" in found
+    assert all("Also" not in t for t in found if t.find("Lena") > t.find("frogs"))

@@ -751,10 +751,10 @@ def _prose(sentence: str, tex: bool) -> str:
 
 def _detached(sentence: str, left: bool) -> str | None:
     """``sentence`` without the words that tie it to what it followed: when it ``left`` its neighbour, an opening
-    But / And / Also (the next word capitalised); always an "also" / "too" / "as well" inside. None when such a
-    word cannot go cleanly (a sentence opening with "Too" or "As well")."""
+    But / And (the next word capitalised); always an opening "Also," and an "also" / "too" / "as well" inside.
+    None when such a word cannot go cleanly (a sentence opening with "Too" or "As well")."""
     opener = _OPENING_CONNECTIVE.match(sentence)
-    if opener and left:
+    if opener and (left or re.match(r"\W*also\b", sentence, re.I)):
         rest = sentence[opener.end() :]
         sentence = opener.group(1) + rest[:1].upper() + rest[1:]
     if _ADDITIVE.search(sentence) and re.match(r"\W*(too|as well)\b", sentence, re.I):
