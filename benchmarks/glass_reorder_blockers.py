@@ -100,7 +100,7 @@ def main() -> None:
     alone: Counter[str] = Counter()
     involved: Counter[str] = Counter()
     markers: Counter[str] = Counter()
-    examples: dict[str, list[str]] = defaultdict(list)
+    examples: dict[str, list[str]] = {}
     for problem in problems:
         boundaries = boundary_rules(problem.text)
         if boundaries is None:
@@ -113,9 +113,10 @@ def main() -> None:
             kinds["blocked"] += 1
             sole = [b for b in boundaries if len(b) == 1]
             alone.update({rule for b in sole for rule in b})
+            kinds["blocked by one rule at some boundary"] += bool(sole)
             involved.update({rule for b in boundaries for rule in b})
             for rule in {rule for b in sole for rule in b}:
-                if len(examples[rule]) < args.examples:
+                if len(examples.setdefault(rule, [])) < args.examples:
                     examples[rule].append(problem.text)
             setup = segment(problem.text).setup
             words = {back_marker(_prose(setup[j], False)) for b in sole for j in b.get("marker", ())}
@@ -126,9 +127,9 @@ def main() -> None:
         print(f"{rule:<10} {alone[rule]:>12} {involved[rule]:>17}")
     print("back markers that alone block a boundary:", ", ".join(f"{w} {n}" for w, n in markers.most_common(25)))
     for rule, texts in examples.items():
-        print(f"\n# {rule} alone blocks:")
-        for text in texts:
-            print(" ", text)
+        if texts:
+            print(f"\n# {rule} alone blocks:")
+            print("\n".join(f"  {text}" for text in texts))
 
 
 if __name__ == "__main__":
