@@ -461,11 +461,18 @@ _PLACE_OPENING = re.compile(r"^\W*(?:at|in|on|inside)\s+(?:a|an|the)\s+[^,.]{1,4
 def introduces_cast(first: str, tex: bool) -> bool:
     """Whether a first sentence that states numbers still sets the scene and stays first: it names two or more
     people ("Tabitha agreed to pay John and Jill $10 an hour", "Blake and Kelly are having a contest ...") and
-    compares none of them ("Lucy has three times as many as Adam" is a fact), or opens on a place ("At a
-    restaurant, ...")."""
+    compares none of them ("Lucy has three times as many as Adam" is a fact; a pair of capitalised words as
+    its subject counts as two people even when the lists miss one: "Gabriel and Luri each own ..."), or opens on
+    a place ("At a restaurant, ...")."""
     plain = outside_maths(first, tex)
     people = [n for n, kind in person_names(first, tex).items() if kind != "surname"]
-    return (len(people) >= 2 and not _COMPARISON.search(plain)) or bool(_PLACE_OPENING.match(plain))
+    pair = _SUBJECT_PAIR.match(plain)
+    cast = len(people) >= 2 or bool(pair and set(pair.groups()) & set(people))
+    return (cast and not _COMPARISON.search(plain)) or bool(_PLACE_OPENING.match(plain))
+
+
+# an opening subject of two capitalised words ("Gabriel and Luri each own ...")
+_SUBJECT_PAIR = re.compile(r"\W*([A-Z][a-z]+) and ([A-Z][a-z]+)\b")
 
 
 def opening_scene(setup: Sequence[str], tex: bool) -> bool:
@@ -522,9 +529,9 @@ def _only_verb(word: str) -> bool:
 def back_marker(plain: str) -> str | None:
     """The words through which a sentence leans on everything before it, or None: a back marker, an increment or
     a comparison without its standard, an opening "then" ("She then sells ..."; a "then" inside the sentence joins
-    its own clauses), "additional X" / "extra X" when no X precedes it in the sentence, an opening parenthesis, an
-    ellipsis or a number-led sentence."""
-    for pattern in (_BACK_MARKER, _INCREMENT, _ELLIPTICAL_COMPARISON, _OPENING_THEN):
+    its own clauses), a part of a whole ("2 pieces of the fruit"), "additional X" / "extra X" when no X precedes
+    it in the sentence, an opening parenthesis, an ellipsis or a number-led sentence."""
+    for pattern in (_BACK_MARKER, _INCREMENT, _ELLIPTICAL_COMPARISON, _OPENING_THEN, _PARTITIVE):
         if found := pattern.search(plain):
             return found.group(0).strip()
     for added in _ADDED.finditer(plain):
@@ -536,6 +543,12 @@ def back_marker(plain: str) -> str | None:
     return found.group(0).strip() if found else None
 
 
+# a part of a whole named before: "ate 2 pieces of the fruit", "three slices of her pizza"
+_PARTITIVE = re.compile(
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|some)\s+(?:[a-z]+\s+)?of\s+"
+    r"(?:the|his|her|their)\s+[a-z]",
+    re.I,
+)
 _OPENING_THEN = re.compile(r"^\W*(?:[\w'’]+\s+){0,2}then\b", re.I)
 _ADDED = re.compile(r"\b(additional|extra)\s+(?:\d+\s+)?([a-z]{3,})", re.I)
 _SUBJECT_PRONOUN = re.compile(r"^\W*(it|its|they|their)\b", re.I)
