@@ -353,3 +353,6 @@ def test_what_the_seed_34_reading_found_keeps_its_place():
     # a pair of names opening the problem introduces the cast even when the lists miss one (gsm-483: Luri)
     pair = "Gabriel and Zorb each own a player that holds 100 songs. Gabriel has 20 songs. How many songs fit?"
     assert graph(pair)[1] == {0}
+    # reading is work done on a total: the total stays before it (gsm-101: "read 15 pages on Monday" moved first)
+    solo = "Solo has to read 30 pages of his books. Solo read 12 pages on Monday. How many pages are left?"
+    assert graph(solo)[1] == {0} and twins(solo) == set()

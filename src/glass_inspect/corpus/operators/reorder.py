@@ -91,7 +91,7 @@ _EVENT_LEMMAS = frozenset(
     "put drop throw share split keep leave move spill increase decrease raise reduce rise fall grow change pick "
     "collect make save earn invest plant bake catch charge order rent invite hire deposit withdraw lend send ship "
     "cut pass hand fill pour open start finish complete visit arrive beat serve feed wash clean pack deliver "
-    "mail".split()
+    "mail read".split()
 )
 # past forms whose other forms are comparisons or nouns ("double the number", "a 30% discount")
 _EVENT_PHRASE = re.compile(r"\b(?:doubled|tripled|halved|discounted|went up|went down)\b", re.I)
