@@ -169,7 +169,9 @@ def _owned_by(plain: str, people: dict[str, str]) -> bool:
     """Whether ``plain`` opens on his / her of a person of ``people`` ("Her job pays $8 an hour."): a pronoun the
     pronoun rule governs, which becomes "Lori's" if the sentence moves first, not something specific."""
     opening = re.match(r"\W*(his|her)\b", plain, re.I)
-    return bool(opening) and ("male" if opening.group(1).lower() == "his" else "female") in people
+    if opening is None:
+        return False
+    return ("male" if opening.group(1).lower() == "his" else "female") in people
 
 
 def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
