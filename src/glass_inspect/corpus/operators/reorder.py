@@ -91,7 +91,7 @@ _EVENT_LEMMAS = frozenset(
     "put drop throw share split keep leave move spill increase decrease raise reduce rise fall grow change pick "
     "collect make save earn invest plant bake catch charge order rent invite hire deposit withdraw lend send ship "
     "cut pass hand fill pour open start finish complete visit arrive beat serve feed wash clean pack deliver "
-    "mail".split()
+    "mail read".split()
 )
 # past forms whose other forms are comparisons or nouns ("double the number", "a 30% discount")
 _EVENT_PHRASE = re.compile(r"\b(?:doubled|tripled|halved|discounted|went up|went down)\b", re.I)
@@ -163,6 +163,15 @@ def _general_fact(plain: str, timeless: bool, names: dict[str, str]) -> bool:
     """A fact about a kind of thing, true in any story ("Eggs are 75 calories each", "A loaf costs $2"): timeless,
     about no person (no name, no he / she) and not opening on something specific (each / the / that / one ...)."""
     return timeless and not names and not PRONOUN.search(plain) and not _SPECIFIC_START.match(plain)
+
+
+def _owned_by(plain: str, people: dict[str, str]) -> bool:
+    """Whether ``plain`` opens on his / her of a person of ``people`` ("Her job pays $8 an hour."): a pronoun the
+    pronoun rule governs, which becomes "Lori's" if the sentence moves first, not something specific."""
+    opening = re.match(r"\W*(his|her)\b", plain, re.I)
+    if opening is None:
+        return False
+    return ("male" if opening.group(1).lower() == "his" else "female") in people
 
 
 def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
@@ -257,42 +266,61 @@ def back_references(
     * **LaTeX**: a sentence sharing a maths letter or content word with an earlier one stays after it (a
       definition is used later), so only independent statements move.
     """
+    rules = reference_rules(setup, tex, people=people, query=query)
+    return {j: set().union(*by_rule.values()) for j, by_rule in rules.items()}
+
+
+# the rule families of ``reference_rules``, in the order of ``back_references``'s docstring
+RULES = ("opening", "marker", "pronoun", "sequence", "event", "definite", "maths", "query", "condition")
+
+
+def reference_rules(
+    setup: Sequence[str], tex: bool = False, *, people: dict[str, str] | None = None, query: str = ""
+) -> dict[int, dict[str, set[int]]]:
+    """``back_references`` by rule: for each sentence, each rule family of ``RULES`` (the opening scene, back
+    markers, pronouns, time and ordinals, events, definite reference, shared maths letters, the query pointing
+    back, conditions and initial states) -> the earlier sentences that rule keeps it after (so a blocked setup
+    can be told which rules block it: ``benchmarks/glass_reorder_blockers.py``)."""
     n = len(setup)
-    deps: dict[int, set[int]] = {i: set() for i in range(n)}
+    rules: dict[int, dict[str, set[int]]] = {j: {rule: set() for rule in RULES} for j in range(n)}
     if n < 2:
-        return deps
-    people = people or {}
+        return rules
     facts = _SetupFacts.of(setup, tex)
     plains = facts.plains
     asked = content_words(query, tex)  # "Each rose needs 1 pound. ... how many roses?": the rose is the question's
+    scene = opening_scene(setup, tex) or introduces_cast(setup[0], tex)
     for j in range(1, n):
-        if opening_scene(setup, tex) or introduces_cast(setup[0], tex) or _SPECIFIC_START.match(plains[j]):
-            deps[j].add(0)  # the opening sets the scene: only a general fact ("Eggs are 75 calories each") precedes it
-    for j in range(1, n):
-        plain = plains[j]
-        if _refers_back(plain):
-            deps[j].update(range(j))
+        plain, rule = plains[j], rules[j]
+        if scene or (_SPECIFIC_START.match(plain) and not _owned_by(plain, people or {})):
+            rule["opening"].add(0)  # the opening sets the scene: only a general fact ("Eggs are 75 calories") precedes
+        if back_marker(plain) is not None:
+            rule["marker"].update(range(j))
         elif PLURAL_PRONOUN.search(plain):
-            deps[j].update({0} if _opener_pronoun(plains, j) else range(j))
-        deps[j] |= pronoun_antecedents(setup, j, tex, people, facts.names, facts.genders)
-        deps[j] |= _sequence_deps(plains, j) | _event_deps(facts, j) | _definite_deps(facts, j, asked)
+            rule["pronoun"].update({0} if _opener_pronoun(plains, j) else range(j))
+        rule["pronoun"] |= pronoun_antecedents(setup, j, tex, people or {}, facts.names, facts.genders)
+        rule["sequence"] |= _sequence_deps(plains, j)
+        rule["event"] |= _event_deps(facts, j)
+        rule["definite"] |= _definite_deps(facts, j, asked)
         if tex:
-            deps[j].update(i for i in range(j) if facts.content[i] & facts.content[j])
+            rule["maths"].update(i for i in range(j) if facts.content[i] & facts.content[j])
     if query_points_back(query, tex):
-        deps[n - 1].update(range(n - 1))
-    _hold_conditions(plains, deps)
-    return deps
+        rules[n - 1]["query"].update(range(n - 1))
+    for j, held in _held_conditions(plains).items():
+        rules[j]["condition"] |= held
+    return rules
 
 
-def _hold_conditions(plains: Sequence[str], deps: dict[int, set[int]]) -> None:
+def _held_conditions(plains: Sequence[str]) -> dict[int, set[int]]:
     """A condition ("If the chair is 3 feet wide.") or an initial state ("starts with $200") stays where it is:
     after every sentence before it, before every sentence after it."""
     n = len(plains)
+    held: dict[int, set[int]] = {j: set() for j in range(n)}
     for j, plain in enumerate(plains):
         if _INITIAL.search(plain) or (j > 0 and re.match(r"\W*(if|when|unless|assuming)\b", plain, re.I)):
-            deps[j].update(range(j))
+            held[j].update(range(j))
             for k in range(j + 1, n):
-                deps[k].add(j)
+                held[k].add(j)
+    return held
 
 
 @dataclass(frozen=True)
@@ -382,18 +410,26 @@ _DEFINITE = re.compile(
 _BRIDGING = re.compile(r"\b(?:each|every|the (?:cost|price|sum|amount|total|number) of)\s+([A-Za-z]{3,})", re.I)
 
 
+_EACH_OPENING = re.compile(r"\W*(?:each|every)\s+([A-Za-z]{3,})", re.I)
+
+
 def _definite_deps(facts: _SetupFacts, j: int, asked: frozenset[str]) -> set[int]:
     """Definite and bridging references of sentence ``j``: "the teacher" after every earlier sentence holding
-    that noun; an opening "the X" or an "each X" that no other sentence (nor the question) names bridges to
-    what came before, so it stays after every earlier sentence; so does "the number of X" when nothing else names
-    X."""
+    that noun; a definition opening on "Each X" ("Each cookie costs 10 cents") is a fact about every X and
+    stays after the sentence introducing X only; an opening "the X" or an "each X" that no other sentence (nor
+    the question) names bridges to what came before, so it stays after every earlier sentence; so does "the
+    number of X" when nothing else names X."""
     plain, nouns = facts.plains[j], facts.nouns
     definite = {stem(w.lower()) for m in _DEFINITE.finditer(plain) for w in m.groups() if w and len(w) > 2} - {
         "same",
         "rest",
         "other",
     }
-    out = {i for i in range(j) if definite & nouns[i]}
+    general = _EACH_OPENING.match(plain) if facts.timeless[j] else None
+    out: set[int] = set()
+    for word in definite:
+        holders = [i for i in range(j) if word in nouns[i]]
+        out.update(holders[:1] if general and word == stem(general.group(1)) else holders)
     opening = re.match(r"\W*the\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", plain, re.I)
     if opening and not any(stem(w) in nouns[i] for w in opening.groups() if w for i in range(j)):
         out.update(range(j))  # "The walls are 1 inch thick.": a bridging reference to what came before
@@ -427,11 +463,18 @@ _PLACE_OPENING = re.compile(r"^\W*(?:at|in|on|inside)\s+(?:a|an|the)\s+[^,.]{1,4
 def introduces_cast(first: str, tex: bool) -> bool:
     """Whether a first sentence that states numbers still sets the scene and stays first: it names two or more
     people ("Tabitha agreed to pay John and Jill $10 an hour", "Blake and Kelly are having a contest ...") and
-    compares none of them ("Lucy has three times as many as Adam" is a fact), or opens on a place ("At a
-    restaurant, ...")."""
+    compares none of them ("Lucy has three times as many as Adam" is a fact; a pair of capitalised words as
+    its subject counts as two people even when the lists miss one: "Gabriel and Luri each own ..."), or opens on
+    a place ("At a restaurant, ...")."""
     plain = outside_maths(first, tex)
     people = [n for n, kind in person_names(first, tex).items() if kind != "surname"]
-    return (len(people) >= 2 and not _COMPARISON.search(plain)) or bool(_PLACE_OPENING.match(plain))
+    pair = _SUBJECT_PAIR.match(plain)
+    cast = len(people) >= 2 or bool(pair and set(pair.groups()) & set(people))
+    return (cast and not _COMPARISON.search(plain)) or bool(_PLACE_OPENING.match(plain))
+
+
+# an opening subject of two capitalised words ("Gabriel and Luri each own ...")
+_SUBJECT_PAIR = re.compile(r"\W*([A-Z][a-z]+) and ([A-Z][a-z]+)\b")
 
 
 def opening_scene(setup: Sequence[str], tex: bool) -> bool:
@@ -485,23 +528,29 @@ def _only_verb(word: str) -> bool:
     return bool(kinds) and kinds <= {"VERB", "AUX"}
 
 
-def _refers_back(plain: str) -> bool:
-    """Whether a sentence leans on everything before it: a back marker, an increment or a comparison without
-    its standard, an opening "then" ("She then sells ..."; a "then" inside the sentence joins its own clauses),
-    "additional X" / "extra X" when no X precedes it in the sentence, an opening parenthesis, an ellipsis or
-    a number-led sentence."""
-    return bool(
-        _BACK_MARKER.search(plain)
-        or _INCREMENT.search(plain)
-        or _ELLIPTICAL_COMPARISON.search(plain)
-        or _OPENING_THEN.search(plain)
-        or any(not re.search(rf"\b{re.escape(m.group(2))}", plain[: m.start()], re.I) for m in _ADDED.finditer(plain))
-        or plain.lstrip().startswith("(")
-        or _ELLIPSIS.search(plain)
-        or _QUANTIFIER_LED.search(plain)
-    )
+def back_marker(plain: str) -> str | None:
+    """The words through which a sentence leans on everything before it, or None: a back marker, an increment or
+    a comparison without its standard, an opening "then" ("She then sells ..."; a "then" inside the sentence joins
+    its own clauses), a part of a whole ("2 pieces of the fruit"), "additional X" / "extra X" when no X precedes
+    it in the sentence, an opening parenthesis, an ellipsis or a number-led sentence."""
+    for pattern in (_BACK_MARKER, _INCREMENT, _ELLIPTICAL_COMPARISON, _OPENING_THEN, _PARTITIVE):
+        if found := pattern.search(plain):
+            return found.group(0).strip()
+    for added in _ADDED.finditer(plain):
+        if not re.search(rf"\b{re.escape(added.group(2))}", plain[: added.start()], re.I):
+            return added.group(0)
+    if plain.lstrip().startswith("("):
+        return "("
+    found = _ELLIPSIS.search(plain) or _QUANTIFIER_LED.search(plain)
+    return found.group(0).strip() if found else None
 
 
+# a part of a whole named before: "ate 2 pieces of the fruit", "three slices of her pizza"
+_PARTITIVE = re.compile(
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|some)\s+(?:[a-z]+\s+)?of\s+"
+    r"(?:the|his|her|their)\s+[a-z]",
+    re.I,
+)
 _OPENING_THEN = re.compile(r"^\W*(?:[\w'’]+\s+){0,2}then\b", re.I)
 _ADDED = re.compile(r"\b(additional|extra)\s+(?:\d+\s+)?([a-z]{3,})", re.I)
 _SUBJECT_PRONOUN = re.compile(r"^\W*(it|its|they|their)\b", re.I)
@@ -590,6 +639,27 @@ def _name_first(sentences: list[str], name: str, gender: str, tex: bool) -> list
             new = name
         out[k] = s[: pron.start()] + new + s[pron.end() :]
         return out
+    return out
+
+
+def _pronoun_later(sentences: list[str], name: str, gender: str, tex: bool) -> list[str]:
+    """Once ``_name_first`` has named ``name`` where a pronoun stood, the next sentence that names them and opens
+    on the name as its subject ("Ken walks ...", "Ken's dog ...") calls them he / she ("He walks ...", "His dog
+    ..."), as the base did the other way round: the person is named once, then spoken of. A name that is not the
+    opening subject, comes twice in that sentence, or heads a pair ("Ken and Ann") stays a name."""
+    pronoun, possessive = ("He", "His") if gender == "male" else ("She", "Her")
+    mentioning = [k for k, s in enumerate(sentences) if re.search(rf"\b{re.escape(name)}\b", outside_maths(s, tex))]
+    if len(mentioning) < 2:
+        return sentences
+    k = mentioning[1]
+    plain = outside_maths(sentences[k], tex)
+    opening = re.match(rf"(\W*){re.escape(name)}(['’]s)?(?=\s+(?!(?:and|or)\b)[a-z])", plain)
+    if not opening or len(re.findall(rf"\b{re.escape(name)}\b", plain)) > 1:
+        return sentences
+    out = list(sentences)
+    out[k] = (
+        sentences[k][: opening.end(1)] + (possessive if opening.group(2) else pronoun) + sentences[k][opening.end() :]
+    )
     return out
 
 
@@ -694,12 +764,12 @@ def _prose(sentence: str, tex: bool) -> str:
     return plain[opener.end() :] if opener else plain
 
 
-def _detached(sentence: str) -> str | None:
-    """``sentence`` without the words that tie it to the sentence it followed: an opening But / And / Also (the
-    next word capitalised), an "also" / "too" / "as well" inside. None when such a word cannot go cleanly (a
-    sentence opening with "Too" or "As well")."""
+def _detached(sentence: str, left: bool) -> str | None:
+    """``sentence`` without the words that tie it to what it followed: when it ``left`` its neighbour, an opening
+    But / And (the next word capitalised); always an opening "Also," and an "also" / "too" / "as well" inside.
+    None when such a word cannot go cleanly (a sentence opening with "Too" or "As well")."""
     opener = _OPENING_CONNECTIVE.match(sentence)
-    if opener:
+    if opener and (left or re.match(r"\W*also\b", sentence, re.I)):
         rest = sentence[opener.end() :]
         sentence = opener.group(1) + rest[:1].upper() + rest[1:]
     if _ADDITIVE.search(sentence) and re.match(r"\W*(too|as well)\b", sentence, re.I):
@@ -710,11 +780,14 @@ def _detached(sentence: str) -> str | None:
 def _drop_additive(setup: Sequence[str], order: list[int]) -> list[str] | None:
     """The setup in ``order``, where a sentence that no longer follows the sentence it followed loses its
     connective and additive words (``_detached``: "But he also has a job" -> "He has a job"): they join it to
-    the statement just before it. None when a word cannot go cleanly."""
+    the statement just before it; one that keeps its neighbour but now comes before another sentence that
+    preceded it ("Ann also runs" ahead of what Ann did first) loses its additive words, which added to that
+    sentence. None when a word cannot go cleanly."""
     out: list[str] = []
     for k, i in enumerate(order):
-        moved = i > 0 and (k == 0 or order[k - 1] != i - 1)
-        sentence = _detached(setup[i]) if moved else setup[i]
+        left = i > 0 and (k == 0 or order[k - 1] != i - 1)
+        overtaken = not set(range(i)) <= set(order[:k])
+        sentence = _detached(setup[i], left) if left or overtaken else setup[i]
         if sentence is None:
             return None
         out.append(sentence)
@@ -728,7 +801,8 @@ def sentence_reorder(text: str, seed: int, *, tex: bool = False, tries: int = 12
     before one it refers back to, and a sentence whose referent is the one just before it (``glued``) keeps
     that neighbour. A he / she sentence may move before the sentence naming the only person of that gender
     (``repairable_people``); its pronoun then becomes the name, so the person is introduced by name first
-    (``changes["named"]``). ``None`` when the only admissible order is the original one.
+    (``changes["named"]``), and the sentence that introduced them calls them he / she when it opens on the name
+    (``_pronoun_later``). ``None`` when the only admissible order is the original one.
     """
     seg = segment(text, tex)
     setup = seg.setup
@@ -753,7 +827,8 @@ def permuted_twin(
 ) -> Twin | None:
     """A ``sentence_reorder`` twin whose setup order is drawn (seeded) among the orders that ``deps`` and
     ``glue`` admit, other than the original: "also" dropped where it lost its sentence (``_drop_additive``), the
-    first mention of each of ``people`` made a name (``_name_first``); ``note`` is added to the changes. None
+    first mention of each of ``people`` made a name (``_name_first``) and their next opening name a pronoun
+    (``_pronoun_later``); ``note`` is added to the changes. None
     when ``tries`` draws find no such order."""
     setup = seg.setup
     tail = list(seg.sentences[seg.query :])
@@ -772,6 +847,7 @@ def permuted_twin(
                 break
             if repaired != new:
                 named.append(name)
+                repaired = _pronoun_later(repaired, name, gender, tex)
             new = repaired
         else:
             changes: dict[str, Any] = {

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from lemminflect import getAllLemmas
+
 # --------------------------------------------------------------------------------------------------- seeding
 
 
@@ -194,15 +196,17 @@ _IRREGULAR = {
 }
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A crude singular: ponies -> pony, boxes -> box, classes -> class, pieces -> piece, class -> class."""
+    """A crude singular: ponies -> pony, boxes -> box, classes -> class, pieces -> piece, class -> class; an -ies
+    word whose singular ends in -ie in lemminflect's noun tables keeps it (cookies -> cookie, pies -> pie)."""
     w = word.lower()
     if w in _IRREGULAR:
         return _IRREGULAR[w]
     if len(w) <= 3 or w.endswith(("ss", "us", "is")):
         return w
     if w.endswith("ies"):
-        return w[:-3] + "y"
+        return w[:-1] if w[:-1] in getAllLemmas(w, upos="NOUN").get("NOUN", ()) else w[:-3] + "y"
     if w.endswith(("ches", "shes", "sses", "xes", "zes")):
         return w[:-2]
     return w[:-1] if w.endswith("s") else w

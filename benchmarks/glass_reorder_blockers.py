@@ -1,0 +1,136 @@
+"""What keeps GSM bases from a reorder twin (issue 31 item 1): the safe graph's ceiling, rule by rule.
+
+For every base of a source, the setup's glued sentences (``operators.reorder.glued``) form blocks that move
+together; an order other than the original exists exactly when some block does not depend on the block right
+before it (then the two can trade places). For each base that has none, this reads which rule families of
+``reference_rules`` hold each pair of neighbouring blocks together, and prints:
+
+* bases with fewer than two setup sentences, setups glued into one block, reorderable setups and blocked ones;
+* per rule family: blocked bases it alone blocks at some boundary (dropping that rule alone would let them
+  reorder) and blocked bases where it holds at least one boundary;
+* the back markers (``back_marker``) that alone block a boundary, with their counts, and ``--examples N`` blocked
+  bases of each family it alone blocks, so a reader can judge whether that rule could safely give way.
+
+"Reorderable" counts setups the graph admits another order for; the build's coverage is a little lower (a draw
+whose "also" cannot go, or whose pronoun cannot become the name, is refused). ``--corpus DIR`` (repeatable) prints
+instead what a ``glass-build`` corpus holds: bases with a reorder twin, reorder twins, and the share of them that
+are one swap of two neighbouring sentences.
+
+    .venv/bin/python benchmarks/glass_reorder_blockers.py [--source gsm8k/test.jsonl] [--examples 3]
+    .venv/bin/python benchmarks/glass_reorder_blockers.py --corpus DIR_BEFORE --corpus DIR_AFTER
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from glass_inspect.corpus.contract import read_pool
+from glass_inspect.corpus.operators import glued, repairable_people, segment
+from glass_inspect.corpus.operators.reorder import RULES, _prose, back_marker, reference_rules
+from glass_inspect.corpus.sources import load_source
+
+DEFAULT_SOURCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "gsm8k" / "test.jsonl"
+
+
+def boundary_rules(text: str) -> list[dict[str, set[int]]] | None:
+    """Per pair of neighbouring blocks of ``text``'s setup, the rule families holding the later block after the
+    earlier one, each with the later block's sentences it holds (empty: the two may trade places); None when the
+    setup has fewer than two sentences."""
+    seg = segment(text)
+    setup = seg.setup
+    if len(setup) < 2:
+        return None
+    rules = reference_rules(setup, people=repairable_people(text), query=" ".join(seg.sentences[seg.query :]))
+    glue = glued(setup)
+    blocks: list[list[int]] = []
+    for i in range(len(setup)):
+        if i in glue and blocks:
+            blocks[-1].append(i)
+        else:
+            blocks.append([i])
+    out: list[dict[str, set[int]]] = []
+    for earlier, later in zip(blocks, blocks[1:], strict=False):
+        held: dict[str, set[int]] = defaultdict(set)
+        for j in later:
+            for rule, before in rules[j].items():
+                if before & set(earlier):
+                    held[rule].add(j)
+        out.append(dict(held))
+    return out
+
+
+def single_swap(order: list[int]) -> bool:
+    """Whether ``order`` is the identity with one pair of neighbouring sentences swapped."""
+    moved = [k for k, i in enumerate(order) if i != k]
+    return len(moved) == 2 and moved[1] == moved[0] + 1
+
+
+def corpus_reorders(corpus: str) -> str:
+    """Bases with a reorder twin, reorder twins, and single adjacent swaps among them, in a built corpus."""
+    pool = read_pool(corpus)
+    bases = sum(r.role == "base" for r in pool)
+    reorders = [r for r in pool if r.operator == "sentence_reorder"]
+    covered = len({r.base_id for r in reorders})
+    swaps = sum(single_swap(r.changes["order"]) for r in reorders)
+    return (
+        f"{corpus}: {covered} of {bases} bases = {covered / bases:.1%} with a reorder twin; {len(reorders)} reorder "
+        f"twins, {swaps} = {swaps / max(len(reorders), 1):.1%} single adjacent swaps"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--source", default=str(DEFAULT_SOURCE), help="GSM8K-layout JSONL (default: the shared test set)"
+    )
+    parser.add_argument(
+        "--examples", type=int, default=0, help="blocked bases to print per rule that alone blocks them"
+    )
+    parser.add_argument("--limit", type=int, default=None, help="read only the first N problems")
+    parser.add_argument("--corpus", action="append", default=[], help="a glass-build corpus to count instead")
+    args = parser.parse_args()
+    if args.corpus:
+        for corpus in args.corpus:
+            print(corpus_reorders(corpus))
+        return
+    problems, _ = load_source("gsm", args.source, limit=args.limit)
+    kinds: Counter[str] = Counter()
+    alone: Counter[str] = Counter()
+    involved: Counter[str] = Counter()
+    markers: Counter[str] = Counter()
+    examples: dict[str, list[str]] = {}
+    for problem in problems:
+        boundaries = boundary_rules(problem.text)
+        if boundaries is None:
+            kinds["fewer than two setup sentences"] += 1
+        elif not boundaries:
+            kinds["setup glued into one block"] += 1
+        elif not all(boundaries):
+            kinds["reorderable"] += 1
+        else:
+            kinds["blocked"] += 1
+            sole = [b for b in boundaries if len(b) == 1]
+            alone.update({rule for b in sole for rule in b})
+            kinds["blocked by one rule at some boundary"] += bool(sole)
+            involved.update({rule for b in boundaries for rule in b})
+            for rule in {rule for b in sole for rule in b}:
+                if len(examples.setdefault(rule, [])) < args.examples:
+                    examples[rule].append(problem.text)
+            setup = segment(problem.text).setup
+            words = {back_marker(_prose(setup[j], False)) for b in sole for j in b.get("marker", ())}
+            markers.update({w.lower() for w in words if w})
+    print(f"bases {len(problems)}: " + ", ".join(f"{kind} {n}" for kind, n in kinds.items()))
+    print(f"{'rule':<10} {'alone blocks':>12} {'holds a boundary':>17}   (of {kinds['blocked']} blocked bases)")
+    for rule in RULES:
+        print(f"{rule:<10} {alone[rule]:>12} {involved[rule]:>17}")
+    print("back markers that alone block a boundary:", ", ".join(f"{w} {n}" for w, n in markers.most_common(25)))
+    for rule, texts in examples.items():
+        if texts:
+            print(f"\n# {rule} alone blocks:")
+            print("\n".join(f"  {text}" for text in texts))
+
+
+if __name__ == "__main__":
+    main()
