@@ -162,6 +162,16 @@ def test_auto_with_upstream_profile_uses_only_the_upstream_image(fake):
     assert choice.choose_sandbox("auto", "upstream").profile == "upstream"
 
 
+def test_auto_asks_only_the_image_it_chose_for_its_versions(fake, monkeypatch):
+    cli = fake(images={DEBIAN.image, CRAN.image}, versions={"R": "4.2.2", "fixest": "0.12.1"})
+    chosen = choice.choose_sandbox("auto")
+    assert chosen.image == CRAN.image and chosen.package_versions == {"fixest": "0.12.1"}
+    assert cli.runs == [CRAN.image]  # one container run, none for the Debian image it passed over
+    monkeypatch.setattr(choice, "host_r_packages", lambda: frozenset(R_PACKAGES_FULL) - {"rdd"})
+    cli = fake(images={DEBIAN.image}, versions={"R": "4.2.2"})
+    assert choice.choose_sandbox("auto").sandbox == "confined" and cli.runs == []  # no image chosen: no run
+
+
 def test_auto_chooses_the_environment_lacking_the_fewest_reference_packages(fake, monkeypatch):
     host_with_fixest = frozenset(R_PACKAGES_FULL) - {"rdd", "stargazer"}  # fixest, rdrobust... built from source
     monkeypatch.setattr(choice, "host_r_packages", lambda: host_with_fixest)

@@ -159,10 +159,12 @@ def _versions(versions: dict[str, str], reference: str) -> dict:
     }
 
 
-def _docker(spec: DockerImage, requested: str, reason: str, reference: str = "full") -> SandboxChoice:
-    """A Docker choice; the versions are asked of the image when it is present (one built at task start has none
-    recorded)."""
-    versions = (image_r_versions(spec.image) or {}) if image_present(spec.image) else {}
+def _docker(
+    spec: DockerImage, requested: str, reason: str, reference: str = "full", ask_versions: bool = True
+) -> SandboxChoice:
+    """A Docker choice; the versions are asked of the image (a container run) when it is present and
+    ``ask_versions`` (one built at task start has none recorded; ``auto`` asks only the image it chose)."""
+    versions = (image_r_versions(spec.image) or {}) if ask_versions and image_present(spec.image) else {}
     return SandboxChoice(
         spec.sandbox,
         requested,
@@ -205,12 +207,14 @@ def _auto(profile: str) -> SandboxChoice:
     engine = probe_engine()
     images = [IMAGES[("docker", profile)]] + ([IMAGES[("docker-debian", "debian")]] if profile == "full" else [])
     options: list[SandboxChoice] = []
+    specs: dict[str, DockerImage] = {}  # image -> its spec, for the chosen one's versions
     if engine.problem is None:
         for spec in images:
-            if image_present(spec.image):
-                options.append(_docker(spec, "auto", "image present", profile))
-            elif image_buildable(spec):
-                options.append(_docker(spec, "auto", f"image built at task start from {spec.base}", profile))
+            present = image_present(spec.image)
+            if present or image_buildable(spec):
+                built = "image present" if present else f"image built at task start from {spec.base}"
+                options.append(_docker(spec, "auto", built, profile, ask_versions=False))
+                specs[spec.image] = spec
         why = "" if options else f"no image ({' or '.join(s.image for s in images)}) is present or buildable offline"
     else:
         why = engine.problem
@@ -222,6 +226,8 @@ def _auto(profile: str) -> SandboxChoice:
             "bubblewrap and prlimit (apt-get install bubblewrap util-linux)."
         )
     best = min(options, key=lambda c: len(c.lacks))  # the first of equals: Docker, listed before confined
+    if best.image in specs:
+        best = _docker(specs[best.image], "auto", best.reason, profile)  # the versions of the chosen image only
     if len(options) == 1:
         return best
     compared = ", ".join(f"{c.image or c.sandbox} lacks {len(c.lacks)}" for c in options)
