@@ -105,7 +105,8 @@ async def test_a_cancelled_generation_stops_promptly():
 
     from inspect_ai.model import get_model
 
-    model = get_model("offline/gemma-3-270m", memoize=False)
+    # without the continuation stops, so that the story runs for its 1000 tokens unless cancelled
+    model = get_model("offline/gemma-3-270m", memoize=False, continuation_stops=False)
     request = asyncio.ensure_future(model.generate("Once upon a time", config=GenerateConfig(max_tokens=1000)))
     await asyncio.sleep(1.0)
     request.cancel()
