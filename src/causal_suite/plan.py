@@ -150,13 +150,10 @@ def render(plan: Plan, price_in: float | None = None, price_out: float | None = 
     if price_in is not None or price_out is not None:
         cost_in, cost_out = _cost(total_in, price_in), _cost(total_out, price_out)
         shown_in = "input price not given" if cost_in is None else f"input ~${cost_in:.2f}"
-        shown_out = (
-            "output price not given"
-            if price_out is None
-            else "output unbounded"
-            if cost_out is None
-            else f"output <= ${cost_out:.2f}"
-        )
+        if price_out is None:
+            shown_out = "output price not given"
+        else:
+            shown_out = "output unbounded" if cost_out is None else f"output <= ${cost_out:.2f}"
         lines.append(f"  cost: {shown_in}, {shown_out} (prices per million tokens as given)")
     return "\n".join(lines)
 

@@ -131,9 +131,10 @@ def rescore(path: Path, append: bool = False, out: Path | None = None) -> EvalLo
     built) and streamed: each sample read whole (its transcript is re-scored too), scored by inspect's
     ``score_async`` and written to the new log (``score_streamed``), so memory holds ``SCORE_WINDOW`` samples being
     scored and the writer's buffer (``inspect_compat.WRITE_BATCH``), not the log's transcripts (a ``.json`` target
-    is the exception: inspect's JSON writer takes the whole log, so its samples are all held); what still grows with the log is inspect's: each sample's summary (kept by its recorder
-    for ``summaries.json``), ``score_async``'s task and new scores, about 20 kB a sample (``benchmarks/log_scale``). The new log goes to a temporary file beside the target and is renamed into place,
-    so a failed write leaves the old log whole."""
+    is the exception: inspect's JSON writer takes the whole log, so its samples are all held). What still grows
+    with the log is inspect's: each sample's summary (kept by its recorder for ``summaries.json``), ``score_async``'s
+    task and new scores, about 20 kB a sample (``benchmarks/log_scale``). The new log goes to a temporary file
+    beside the target and is renamed into place, so a failed write leaves the old log whole."""
     target = Path(out or path)
     if target.is_dir():
         raise SuiteInputError(f"score: --out '{target}' is a folder: pass the file to write.")

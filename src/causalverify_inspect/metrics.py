@@ -3,8 +3,9 @@ uncertainty clustered by scenario, the bounds of L2b+ over unscored runs, P(L2b+
 failure taxonomy and, when the calibration arm ran, the calibration summary.
 
 A score dict whose ``unscored`` key is set (a run whose estimate stayed unknown) keeps its L1, L2a, L2b and
-environment flags, which are known, so those rates are over every run (:func:`counts_in`); it is out of L2b+ and every rate built on the estimate (the sweep,
-P(L2b+ | L2b), the failure taxonomy, calibration) and counted there only by :func:`unscored_bounds`.
+environment flags, which are known, so those rates are over every run (:func:`counts_in`); it is out of L2b+ and
+every rate built on the estimate (the sweep, P(L2b+ | L2b), the failure taxonomy, calibration) and counted there
+only by :func:`unscored_bounds`.
 """
 
 from __future__ import annotations

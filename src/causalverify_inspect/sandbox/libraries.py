@@ -9,8 +9,9 @@ library under ``/usr`` is visible already and is not bound again; a folder that 
 leaves it out, and so is the temp dir or a folder above it, which holds the sandboxes' work dirs (a program could
 shape its own work dir as a package for another sample to be shown). As root each sample runs as a uid of its own,
 so a library must be readable by others, and every folder above it searchable: the sandbox choice refuses one that
-is not, with one sentence, before the first sample (:func:`unreadable_library`). The sandbox choice asks the host's R for its packages with these same libraries (and no user
-library, as inside), so the packages ``r_environment`` records are the ones the programs see.
+is not, with one sentence, before the first sample (:func:`unreadable_library`). The sandbox choice asks the
+host's R for its packages with these same libraries (and no user library, as inside), so the packages
+``r_environment`` records are the ones the programs see.
 """
 
 from __future__ import annotations
