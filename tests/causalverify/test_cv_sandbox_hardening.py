@@ -302,7 +302,7 @@ KILLED_EVAL = """
 import os, signal, subprocess, sys, time
 sys.path.insert(0, sys.argv[1])
 from launch import launcher_argv
-for delay in [0, 0, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02]:
+for delay in [0, 0, 0.0002, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.01, 0.02] * 8:
     if os.fork() == 0:  # an eval that starts a sandbox and is killed a moment later
         subprocess.Popen(launcher_argv([], None) + ["bwrap", "--die-with-parent", "--ro-bind", "/", "/", "sleep", "93.5"])
         time.sleep(delay)
@@ -315,12 +315,29 @@ for delay in [0, 0, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02]:
 def test_no_sandbox_outlives_an_eval_killed_in_its_first_milliseconds(process_cmdlines):
     sandbox_dir = SRC / "causalverify_inspect" / "sandbox"
     subprocess.run([sys.executable, "-c", KILLED_EVAL, str(sandbox_dir)], check=True, timeout=60)
-    # a sandbox whose eval died is torn down within moments (it was once still going 0.5 s after); one that
-    # escaped would sleep for 93.5 s, so 10 s of waiting tells the two apart
+    # 80 evals: a kill that lands while bubblewrap's first process has not yet asked to die with bubblewrap (about
+    # 1 start in 150 before the launcher stayed as the sandbox's subreaper) left that sandbox running. A sandbox
+    # whose eval died is torn down within moments (it was once still going 0.5 s after); one that escaped would
+    # sleep for 93.5 s, so 10 s of waiting tells the two apart
     deadline = time.monotonic() + 10
     while (left := [c for c in process_cmdlines() if c.startswith("sleep\x0093.5")]) and time.monotonic() < deadline:
         time.sleep(0.25)
     assert left == []
+
+
+def test_the_launcher_passes_on_the_commands_status_and_leaves_nothing_behind(process_cmdlines):
+    from causalverify_inspect.sandbox.launch import launcher_argv
+
+    def run(*command: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*launcher_argv([], None), *command], capture_output=True, text=True, timeout=30)
+
+    assert (run("sh", "-c", "echo out; echo err >&2; exit 3").returncode, run("true").stdout) == (3, "")
+    said = run("sh", "-c", "echo out; echo err >&2")
+    assert (said.returncode, said.stdout, said.stderr) == (0, "out\n", "err\n")
+    assert run("sh", "-c", "kill -SEGV $$").returncode == -11  # the signal that killed it, re-raised
+    orphan = run("sh", "-c", "setsid sleep 92.5 & echo started")  # its parent gone, it is the launcher's to kill
+    assert (orphan.returncode, orphan.stdout) == (0, "started\n")
+    assert not [c for c in process_cmdlines() if c.startswith("sleep\x0092.5")]
 
 
 @pytest.mark.needs_r

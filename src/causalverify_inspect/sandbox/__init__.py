@@ -18,8 +18,9 @@ machines without a Docker engine (:mod:`.environment`). The confined sandbox run
   budget (:mod:`.limits`);
 - a wall-clock limit kept on the host side that kills the whole tree, so nothing inside can extend it, with the
   output printed until then kept; stdout and stderr captured with their first and last halves kept;
-- a launcher that joins the cgroups, drops to the sample's uid (checked free and reserved) and dies with the eval
-  (:mod:`.launch`), so no sandbox outlives a killed eval;
+- a launcher that starts bubblewrap in the cgroups as the sample's uid (checked free and reserved) and stays as
+  its subreaper, killing the whole sandbox when the eval dies (:mod:`.launch`), so no sandbox outlives a killed
+  eval;
 - cleanup that cannot fail the eval, by cgroup and work dir, and a sweep of what killed evals left, decided by
   each eval's lock (:mod:`.cleanup`).
 """

@@ -367,8 +367,8 @@ class SampleGuard:
 
     def _check(self, root_pid: int) -> str | None:
         if self.cgroup is None:
-            pids = descendants(root_pid)
-            if len(pids) > self.limits.processes + 2:  # + the sandbox's own launcher processes
+            pids = descendants(root_pid)[1:]  # below the launcher, which is the eval's
+            if len(pids) > self.limits.processes + 2:  # + bubblewrap's own processes
                 return f"sample process limit exceeded ({len(pids)} > {self.limits.processes})"
             rss, tmpfs = resident_bytes(pids), private_tmpfs_bytes(pids)
             if rss + tmpfs > self.limits.memory_bytes:
