@@ -109,7 +109,8 @@ def run_demo(model: str, log_dir: str, full: bool, only: list[str] | None) -> in
             log.status if log.status == "success" else f"{log.status}: {log.error.message[:60] if log.error else ''}"
         )
         count = log_unscored(log)
-        size = f"{n} samples ({count.unscored} unscored) / {wall:.0f} s wall, {cpu:.0f} s CPU"
+        epochs = f" x {count.epochs} epochs" if count.epochs > 1 else ""
+        size = f"{n} samples{epochs} ({count.unscored} unscored) / {wall:.0f} s wall, {cpu:.0f} s CPU"
         rows.append((run.task, status, size, _headline(log, run.headline, notes, count), shown_path(log.location)))
     _print_table(("task", "status", "size", "headline metrics", "log"), rows)
     spent = totals_line(time.perf_counter() - demo_start, time.process_time() - demo_cpu)

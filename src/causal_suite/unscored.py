@@ -28,33 +28,34 @@ NO_REASON = "no reason recorded"
 
 @dataclass(frozen=True)
 class UnscoredCount:
-    """Samples (first epoch) of a log, how many are unscored, and their reasons with counts."""
+    """Scores of a log (one per sample and epoch, every epoch), how many are unscored, and their reasons with counts:
+    with 5 epochs a sample can be unscored in one draw and scored in the others, and that one draw is counted."""
 
-    samples: int
+    samples: int  # sample-epochs: the samples times their epochs
     reasons: Counter[str]
+    epochs: int = 1
 
     @property
     def unscored(self) -> int:
         return sum(self.reasons.values())
 
     def describe(self) -> str:
-        """``N of M samples unscored (reason: count, ...)``."""
+        """``N of M samples unscored (reason: count, ...)``; with epochs, ``N of M sample-epochs (E epochs) ...``."""
         why = ", ".join(f"{reason}: {n}" for reason, n in self.reasons.most_common())
-        return f"{self.unscored} of {self.samples} samples unscored" + (f" ({why})" if why else "")
+        what = "samples" if self.epochs == 1 else f"sample-epochs ({self.epochs} epochs)"
+        return f"{self.unscored} of {self.samples} {what} unscored" + (f" ({why})" if why else "")
 
 
 def count_unscored(samples: Iterable[Any]) -> UnscoredCount:
-    """Count over samples (inspect's ``EvalSample`` or :class:`causal_suite.logs.LogSample`), first epoch only."""
-    total, reasons = 0, Counter[str]()
+    """Count over samples (inspect's ``EvalSample`` or :class:`causal_suite.logs.LogSample`), every epoch."""
+    total, epochs, reasons = 0, 1, Counter[str]()
     for sample in samples:
-        if sample.epoch != 1:
-            continue
-        total += 1
+        total, epochs = total + 1, max(epochs, sample.epoch)
         first = next(iter(sample.scores.values()), None) if sample.scores else None
         if first is None or is_unscored(first.value):
             reason = getattr(first, "reason", None) if first is not None else "no score"
             reasons[str(reason or NO_REASON)] += 1
-    return UnscoredCount(total, reasons)
+    return UnscoredCount(total, reasons, epochs)
 
 
 def log_unscored(log: Any) -> UnscoredCount:

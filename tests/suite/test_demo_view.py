@@ -37,3 +37,19 @@ def test_a_conditional_rate_with_no_qualifying_sample_is_explained():
     assert undefined_note("absent", {}, count) is None
     unexplained = undefined_note("score", {"score": math.nan}, count)  # no _n, samples scored: no reason to give
     assert unexplained == "score is nan, for no reason the log records (0 of 6 samples unscored)"
+
+
+def test_an_unscored_draw_in_a_later_epoch_is_counted():
+    from types import SimpleNamespace
+
+    from inspect_ai.scorer import Score
+
+    def sample(epoch: int, value: float, reason: str | None = None) -> SimpleNamespace:
+        score = Score.unscored(reason=reason) if reason else Score(value=value)
+        return SimpleNamespace(epoch=epoch, scores={"s": score})
+
+    samples = [sample(1, 1.0), sample(2, math.nan, "judge unreadable"), sample(1, 0.0), sample(2, 1.0)]
+    count = count_unscored(samples)
+    assert (count.samples, count.unscored, count.epochs) == (4, 1, 2)
+    assert count.describe() == "1 of 4 sample-epochs (2 epochs) unscored (judge unreadable: 1)"
+    assert count_unscored(samples[::2]).describe() == "0 of 2 samples unscored"
