@@ -93,6 +93,31 @@ def aggregate_family(per_seed: list[dict[str, dict[str, float | None]]]) -> dict
     return {m: {f: mean_sd([seed.get(m, {}).get(f) for seed in per_seed]) for f in families} for m in methods}
 
 
+NO_PREDICTION = {
+    ("frail_pi", "d_avg"): "Frail-π models the breaks of solved bases only",
+    ("amortized_irt", "b"): "its p(J, m) has one shared dose slope, no per-job b",
+    ("amortized_irt", "d_avg"): "its p(J, m) gives π and a only",
+    ("bertpe", "d_avg"): "fine-tuned on π, a and b only",
+    ("vap3", "d_avg"): "fine-tuned on π, a and b only",
+}
+"""Cells a method leaves n/a by design, with the reason the table's notes give."""
+
+
+def missing_cell_notes(block: dict[str, Any]) -> list[str]:
+    """One line per n/a cell of the comparison table: the design reason, or that no seed gave a finite ρ_S (no input
+    for the target, a constant target, too few test jobs)."""
+    notes = []
+    for method, row in block["methods"].items():
+        for target in COMPARED_TARGETS:
+            if (row["targets"].get(target) or {}).get("raw", {}).get("mean") is None:
+                why = NO_PREDICTION.get(
+                    (method, target),
+                    "no seed gave a finite ρ_S (no input for the target, a constant target or too few test jobs)",
+                )
+                notes.append(f"- n/a, {method} × {target}: {why}.")
+    return notes
+
+
 def comparison_markdown(block: dict[str, Any]) -> list[str]:
     ceiling = block["ceiling"]
     lines = [
@@ -115,7 +140,8 @@ def comparison_markdown(block: dict[str, Any]) -> list[str]:
         cells += [t.get(target, {}).get("raw") for target in ("a", "b", "d_avg")]
         corr_text = "n/a" if corr is None else f"{corr:.3f}"
         lines.append(f"| {method} | " + " | ".join(map(format_mean_sd, cells)) + f" | {corr_text} |")
-    return lines
+    notes = missing_cell_notes(block)
+    return lines + (["", *notes] if notes else [])
 
 
 def family_markdown(table: dict[str, dict[str, Stat]]) -> list[str]:

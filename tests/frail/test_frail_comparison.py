@@ -44,3 +44,18 @@ def test_one_seed_reads_the_same_in_the_comparison_table_as_in_the_rest_of_the_r
     ]
     family = aggregate_family([{"frail_pi": {"entity_rename": 0.3}}])
     assert family_markdown(family)[-1] == "| frail_pi | 0.300 (one seed) |"
+
+
+def test_every_na_cell_of_the_comparison_table_says_why():
+    spearman = {
+        "amortized_irt": {"pi": mean_sd([0.5]), "a": mean_sd([0.3]), "b": mean_sd([None]), "d_avg": mean_sd([None])},
+        "complexity": {"pi": mean_sd([0.2]), "a": mean_sd([0.1]), "b": mean_sd([None]), "d_avg": mean_sd([0.4])},
+    }
+    notes = comparison_markdown(comparison_block(spearman, {}, ceiling=None))
+    notes = [line for line in notes if line.startswith("- n/a")]
+    assert notes == [
+        "- n/a, amortized_irt × b: its p(J, m) has one shared dose slope, no per-job b.",
+        "- n/a, amortized_irt × d_avg: its p(J, m) gives π and a only.",
+        "- n/a, complexity × b: no seed gave a finite ρ_S (no input for the target, a constant target or too few test "
+        "jobs).",
+    ]
