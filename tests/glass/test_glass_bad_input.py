@@ -196,6 +196,7 @@ def test_glass_build_refuses_a_fifo_source_and_bad_counts_with_exit_2(tmp_path, 
     [
         ConnectionError("Couldn't reach 'openai/gsm8k' on the Hub (LocalEntryNotFoundError)"),
         FileNotFoundError("Dataset 'nobody/nothing' doesn't exist on the Hub or cannot be accessed."),
+        ValueError("Unknown split \"tset\". Should be one of ['train', 'test']."),
     ],
 )
 def test_glass_build_from_an_unreachable_hub_id_is_one_sentence_and_exit_2(tmp_path, capsys, monkeypatch, error):
@@ -209,4 +210,5 @@ def test_glass_build_from_an_unreachable_hub_id_is_one_sentence_and_exit_2(tmp_p
     [line] = capsys.readouterr().err.strip().splitlines()
     assert "source 'openai/gsm8k' was read as a datasets hub id and could not be loaded" in line
     assert str(error).split(" (")[0][:40] in line and "save_to_disk(DIR)) and pass --source DIR" in line
+    assert ("check --split 'test' and --hub-config (not given)" in line) == isinstance(error, ValueError)
     assert not (tmp_path / "c").exists()

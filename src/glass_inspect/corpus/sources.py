@@ -43,10 +43,15 @@ def _hub_rows(source: str, split: str, hub_config: str | None) -> Any:
         return datasets.load_dataset(source, hub_config, split=split)
     except (OSError, ConnectionError, ValueError) as exc:  # datasets' not-found and offline errors are OSErrors
         reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        names = (
+            f"check --split '{split}' and --hub-config ({hub_config or 'not given'}) against the dataset's; "
+            if isinstance(exc, ValueError)
+            else ""
+        )  # datasets raises ValueError for a split or config the dataset lacks
         raise SuiteInputError(
-            f"source '{source}' was read as a datasets hub id and could not be loaded ({reason}): offline, save it "
-            "where the hub is reachable (datasets.load_dataset(...).save_to_disk(DIR)) and pass --source DIR, or pass "
-            "a local JSONL / JSON / parquet file."
+            f"source '{source}' was read as a datasets hub id and could not be loaded ({reason}): {names}offline, "
+            "save it where the hub is reachable (datasets.load_dataset(...).save_to_disk(DIR)) and pass --source DIR, "
+            "or pass a local JSONL / JSON / parquet file."
         ) from None
 
 
