@@ -9,7 +9,7 @@ and the cost of ``frail report --baselines all`` at 1,000 and 5,000 jobs.
 * ``--part scale``: Synth-CD at 1,000 and 5,000 jobs (``--sizes``; one twin per dose), ``frail report --seeds 0
   --baselines all`` in a fresh process each; wall seconds, CPU seconds (the child's user + system time) and peak RSS (the
   report's own ``ru_maxrss``), against the default baselines on the same pairs in the same way (the baseline arm),
-  and the largest / smallest ratios.
+  and the largest / smallest ratios (``--no-baseline-arm``: the measured arm only).
 * ``--part profile``: Synth-CD at ``--n-jobs`` (default 300; 5 twins per dose), one ``frail report`` (``--baselines``,
   default every baseline but BERTPE and VAP3, which fine-tune rather than encode) in this process under cProfile:
   the frozen encoder's calls, the texts asked for, the distinct texts among them and the texts it encoded, then the
@@ -122,9 +122,11 @@ def part_scale(work: Path, args: argparse.Namespace) -> None:
     baselines, seeds = args.baselines, args.seeds
     rows = []
     sizes = [int(n) for n in args.sizes.split(",")]
+    arms = [("default baselines", None)] if args.baseline_arm else []
+    arms.append((f"--baselines {baselines}", baselines))
     for n_jobs in sizes:
         pairs = synth_pairs(work, n_jobs, twins_per_dose=1)
-        for arm, spec in (("default baselines", None), (f"--baselines {baselines}", baselines)):
+        for arm, spec in arms:
             summary = report(pairs, work / f"rep{n_jobs}-{arm[:3]}", seeds.split(",")[0], spec)
             rows.append((n_jobs, arm, summary["wall_seconds"], summary["cpu_seconds"], summary["peak_rss_mb"]))
     print("| jobs | arm | wall s | CPU s | peak RSS MB |\n|---|---|---|---|---|")
@@ -132,7 +134,7 @@ def part_scale(work: Path, args: argparse.Namespace) -> None:
         print(f"| {n_jobs} | {arm} | {wall:.1f} | {cpu:.1f} | {rss:.0f} |")
     by = {(n, a): (w, c, r) for n, a, w, c, r in rows}
     small, large = sizes[0], sizes[-1]
-    for arm in ("default baselines", f"--baselines {baselines}"):
+    for arm, _ in arms:
         (w1, c1, r1), (w5, c5, r5) = by[(small, arm)], by[(large, arm)]
         print(f"{arm}: {large}/{small} wall x{w5 / w1:.2f}, CPU x{c5 / c1:.2f}, peak RSS x{r5 / r1:.2f}")
     print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
@@ -291,6 +293,12 @@ def main() -> None:
     parser.add_argument("--n-jobs", type=int, help="synth: Synth-CD jobs (default 500); profile / encode: (300)")
     parser.add_argument("--twins-per-dose", type=int, default=5, help="synth: twins per dose (default 5)")
     parser.add_argument("--sizes", default="1000,5000", help="scale: Synth-CD job counts, smallest first")
+    parser.add_argument(
+        "--no-baseline-arm",
+        dest="baseline_arm",
+        action="store_false",
+        help="scale: measure only the --baselines arm, not the default baselines beside it",
+    )
     parser.add_argument("--before-src", help="equal: the src folder of the code to compare against")
     args = parser.parse_args()
     if args.part == "equal" and not args.before_src:
