@@ -134,7 +134,7 @@ def part_scale(work: Path, args: argparse.Namespace) -> None:
         print(f"| {n_jobs} | {arm} | {wall:.1f} | {cpu:.1f} | {rss:.0f} |")
     by = {(n, a): (w, c, r) for n, a, w, c, r in rows}
     small, large = sizes[0], sizes[-1]
-    for arm, _ in arms:
+    for arm, _ in arms if large != small else []:  # one size: no growth to show
         (w1, c1, r1), (w5, c5, r5) = by[(small, arm)], by[(large, arm)]
         print(f"{arm}: {large}/{small} wall x{w5 / w1:.2f}, CPU x{c5 / c1:.2f}, peak RSS x{r5 / r1:.2f}")
     print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
