@@ -4,6 +4,7 @@ hand audit of issue 17 found."""
 from __future__ import annotations
 
 from glass_inspect.corpus.operators import back_references, glued, repairable_people, segment, sentence_reorder
+from glass_inspect.corpus.operators.reorder import parallel, reference_rules, unlisted_person
 
 
 def graph(text: str) -> dict[int, set[int]]:
@@ -356,3 +357,89 @@ def test_what_the_seed_34_reading_found_keeps_its_place():
     # reading is work done on a total: the total stays before it (gsm-101: "read 15 pages on Monday" moved first)
     solo = "Solo has to read 30 pages of his books. Solo read 12 pages on Monday. How many pages are left?"
     assert graph(solo)[1] == {0} and twins(solo) == set()
+
+
+def rules_of(text: str) -> dict[int, dict[str, set[int]]]:
+    seg = segment(text)
+    found = reference_rules(seg.setup, people=repairable_people(text), query=" ".join(seg.sentences[seg.query :]))
+    return {j: {rule: held for rule, held in by_rule.items() if held} for j, by_rule in found.items()}
+
+
+def test_parallel_statements_about_two_subjects_trade_places():
+    assert parallel("Ellen bought a pair of leggings for $100.", "Lani bought a pair of sunglasses at $30.")
+    assert parallel("The baseball coach bought 9 new baseballs for $3 each.", "The basketball coach bought 8 balls.")
+    text = (
+        "Two sports coaches went shopping together. The baseball coach bought 9 new baseballs for $3 each. "
+        "The basketball coach bought 8 new basketballs for $14 each. How much more did the basketball coach spend?"
+    )
+    assert twins(text) == {
+        "Two sports coaches went shopping together. The basketball coach bought 8 new basketballs for $14 each. "
+        "The baseball coach bought 9 new baseballs for $3 each. How much more did the basketball coach spend?"
+    }
+    # not parallel: one subject, two verbs, a comparison with the other, a subject the other sentence names
+    for first, second in (
+        ("Ann bought 3 pens.", "Ann bought 2 cups."),
+        ("Ann bought 3 pens.", "Bob sold 2 cups."),
+        ("Lamar finds 5 eggs.", "Stacy finds twice as many as Lamar."),
+        ("Ann gave Bob 3 apples.", "Bob gave Carl 2 apples."),
+        ("He bought 3 pens.", "Bob bought 2 cups."),
+        ("Ann bought 3 pens.", "Bob then bought 2 cups."),
+    ):
+        assert not parallel(first, second), (first, second)
+    chain = "Ann gave Bob 3 apples. Bob gave Carl 2 apples. How many apples does Carl have?"
+    assert rules_of(chain)[1]["event"] == {0}
+
+
+def test_a_relative_that_in_the_query_points_at_nothing():
+    mark = "Mark has $50 in his bank account. He earns $10 per day at his work."
+    assert "query" not in rules_of(mark + " If he wants to buy a bike that costs $300, how many days must he save?")[1]
+    assert rules_of(mark + " How much does he have after that?")[1]["query"] == {0}
+    assert rules_of(mark + " If he does that for 5 days, how much does he have?")[1]["query"] == {0}
+
+
+def test_a_person_the_name_lists_miss_is_a_person_for_the_pronoun_rule():
+    text = (
+        "Nani is 8 years old. His brother is twice his age. Nani's sister is 25% younger than him. "
+        "What is the total age of all three?"
+    )
+    assert unlisted_person(text) == ("Nani", "male")
+    assert rules_of(text)[2].get("pronoun", set()) == {0}  # "him" is Nani, named in the first sentence
+    assert twins(text) == {
+        "Nani is 8 years old. Nani's sister is 25% younger than him. His brother is twice his age. "
+        "What is the total age of all three?"
+    }
+    # once, or with pronouns of both genders, the word is nobody in particular
+    assert unlisted_person("Nani is 8 years old. His brother is 10. How old?") is None
+    assert unlisted_person("Nani is 8. Nani's brother is 10 and his sister says she is 6. How old?") is None
+
+
+def test_the_x_leans_on_the_sentence_that_introduces_x():
+    text = (
+        "James buys 10 suits and 10 dress pants. He buys 3 dress shirts per suit. "
+        "The suits cost $750 each and the dress pants cost $150 each. The dress shirts were $60 each. "
+        "How much did everything cost?"
+    )
+    # "the dress shirts" leans on the sentences naming dress pants and dress shirts, not on "the dress pants"
+    assert rules_of(text)[3]["definite"] == {0, 1}
+    # "the X" right after a sentence that only says "the X" too: no glue when another sentence introduces X
+    assert glued(["Tom has 3 boxes.", "The box is red.", "The box is heavy."]) == {1}
+    # ... but glue when no sentence introduces it: "the defense" bridges to the team, so it stays put
+    team = [
+        "A football team has 105 members.",
+        "There are twice as many players on the offense as there is on the defense.",
+        "There is half the number of players on the special teams as there is on the defense.",
+    ]
+    assert glued(team) == {2}
+    assert twins(" ".join(team) + " How many players are on the defense?") == set()
+
+
+def test_a_habit_with_a_longer_noun_phrase_is_a_rate():
+    text = (
+        "Cynthia eats one serving of ice cream every night. She buys cartons of ice cream with 15 servings of ice "
+        "cream per carton at a cost of $4.00 per carton. After 60 days, how much will she spend on ice cream?"
+    )
+    assert rules_of(text)[1] == {}
+    assert len(twins(text)) == 1
+    # a purchase is no rate however long its noun phrase
+    ted = "Ted starts with $200. He buys 3 large blue paper books for 16 dollars each. How much does he have left?"
+    assert twins(ted) == set()

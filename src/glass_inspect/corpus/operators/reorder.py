@@ -122,7 +122,7 @@ _RATE_UNIT = (
     r"dozen|piece|box|pack|bag|item|unit|person|game|lesson|session|page|visit|class|shift|trip|time)s?"
 )
 _RATE_AFTER = re.compile(
-    r"^(?:\s*(?!for\b|and\b|or\b|to\b|with\b)[A-Za-z'’-]+){0,3}?\s*\b(?:per|each|every|apiece|an? "
+    r"^(?:\s*(?!for\b|and\b|or\b|to\b|with\b)[A-Za-z'’-]+){0,5}?\s*\b(?:per|each|every|apiece|an? "
     + _RATE_UNIT
     + r"|in (?:an?|one|two|three|four|five|six|\d+(?:\.\d+)?) "
     + _RATE_UNIT
@@ -146,7 +146,7 @@ def _timeless(plain: str) -> bool:
     if _DEFINITION.search(plain):
         return True
     numbers = list(NUMBER_SPAN.finditer(plain))
-    if numbers and all(_RATE_AFTER.match(plain[m.end() : m.end() + 48]) for m in numbers):
+    if numbers and all(_RATE_AFTER.match(plain[m.end() : m.end() + 64]) for m in numbers):
         return True
     verbs = event_verbs(plain)
     return bool(verbs) and all(_ABILITY.search(plain[: m.start()]) for m in verbs)
@@ -179,11 +179,9 @@ def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
     other possible person (a capitalised word the lists miss, a person noun such as "her sister", "the
     teacher") and no reflexive pronoun: a bare he / she of that gender can only mean that person, so a sentence
     holding one may move before the person's introduction once its first pronoun becomes the name. A text that
-    names nobody the lists know, but repeats one other capitalised word (or gives it a possessive) and has he /
-    she pronouns of one gender only, is about that person ("Watson works ... He earns ... Watson's pay")."""
+    names nobody the lists know but one person they miss (``unlisted_person``) is about that person."""
     names = person_names(text, tex)
     plain = outside_maths(text, tex)
-    starts = sentence_starts(text, tex)
     by_gender: dict[str, list[str]] = {"male": [], "female": []}
     for name, g in names.items():
         if g == "unisex" and len(names) == 1:
@@ -191,6 +189,24 @@ def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
         if g not in by_gender:
             return {}
         by_gender[g].append(name)
+    others = _other_capitalised(text, tex, names)
+    if any(stem(w) == w for w in person_nouns_in(plain)) or re.search(r"\b(himself|herself)\b", plain, re.I):
+        return {}
+    if _ANIMAL.search(plain):  # "Nate's dog can dig six holes a day. He digs for 14 days": a pet is a he / she too
+        return {}
+    if not names:
+        unlisted = unlisted_person(text, tex)
+        return {unlisted[1]: unlisted[0]} if unlisted else {}
+    if others:
+        return {}
+    return {g: found[0] for g, found in by_gender.items() if len(found) == 1}
+
+
+def _other_capitalised(text: str, tex: bool, names: dict[str, str]) -> set[str]:
+    """The capitalised words of ``text`` that are not ``names``, sentence openers ("Unfortunately", "Together"),
+    titles or calendar words: possible people the name lists miss."""
+    plain = outside_maths(text, tex)
+    starts = sentence_starts(text, tex)
     openers = {w.capitalize() for w in OPENERS} | PLAIN_OPENERS | CALENDAR_WORDS | TITLE_WORDS
     others = (
         {
@@ -203,19 +219,23 @@ def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
         - set(names)
         - openers
     )
-    others = {w for w in others if w.rstrip("s") not in CALENDAR_WORDS}  # "Sundays"
-    if any(stem(w) == w for w in person_nouns_in(plain)) or re.search(r"\b(himself|herself)\b", plain, re.I):
-        return {}
-    if _ANIMAL.search(plain):  # "Nate's dog can dig six holes a day. He digs for 14 days": a pet is a he / she too
-        return {}
-    if not names and len(others) == 1:  # a name the lists miss ("Watson ... He ... Watson's")
-        (word,) = others
-        gender = pronoun_gender(text, tex)
-        repeated = len(re.findall(rf"\b{word}\b", plain)) >= 2 or re.search(rf"\b{word}['’]", plain)
-        return {gender: word} if gender and repeated else {}
-    if others:
-        return {}
-    return {g: found[0] for g, found in by_gender.items() if len(found) == 1}
+    return {w for w in others if w.rstrip("s") not in CALENDAR_WORDS}  # "Sundays"
+
+
+def unlisted_person(text: str, tex: bool = False) -> tuple[str, str] | None:
+    """``(name, gender)`` of a person the name lists miss: the text names nobody they know, repeats one other
+    capitalised word (or gives it a possessive) and has he / she pronouns of one gender only ("Watson works ...
+    He earns ... Watson's pay", "Nani is 8 years old. His brother ... Nani's sister")."""
+    if person_names(text, tex):
+        return None
+    others = _other_capitalised(text, tex, {})
+    if len(others) != 1:
+        return None
+    (word,) = others
+    plain = outside_maths(text, tex)
+    gender = pronoun_gender(text, tex)
+    repeated = len(re.findall(rf"\b{word}\b", plain)) >= 2 or re.search(rf"\b{word}['’]", plain)
+    return (word, gender) if gender and repeated else None
 
 
 _ANIMAL = re.compile(
@@ -243,7 +263,7 @@ def back_references(
       a sentence opening with So, "2 more" with no "than") tie a sentence to every sentence before it; an
       opening But / And / Also is read away (``_prose``) and goes when the sentence moves;
     * **he / she** not preceded by a name in its own sentence: after the nearest earlier sentence naming a
-      person of that gender (every earlier sentence when none does, or when two people of that gender appear),
+      person of that gender (a person the name lists miss counts: ``unlisted_person``) (every earlier sentence when none does, or when two people of that gender appear),
       unless ``people`` (``repairable_people``) names the only person of that gender;
     * **comparisons**: one whose standard is left out ("twice as many.") leans on every earlier sentence; one
       that names it ("twice as many as Ann") is a fact, ordered only against events (below);
@@ -251,9 +271,11 @@ def back_references(
     * **events** (gives, buys, sells, ...) keep their order when they share a noun, or both touch money, or
       they concern the same person (or a person of a comparison); a sentence that is not timeless (a
       definition or a rate: "earns $10 an hour") keeps its order with an event sharing a noun or a person of
-      a comparison (it may describe the state before or after the event);
-    * **definite reference**: "the teacher", "the first child" after any earlier sentence holding that noun
-      ("each child" is generic and may come first);
+      a comparison (it may describe the state before or after the event); two parallel statements about two
+      subjects ("Ellen bought ..." / "Lani bought ...", ``parallel``) keep no order;
+    * **definite reference**: "the teacher", "the first child" after the earlier sentences that introduce that
+      noun (name it outside a definite phrase: ``_introduced``), or after every earlier sentence holding it when
+      no sentence introduces it ("each child" is generic and may come first);
     * **conditions**: a setup sentence opening with If / When / Unless / Assuming stays where it is;
     * **ellipsis**: a number with no noun after it ("eats three for breakfast"), or a sentence led by a bare
       number or quantifier ("One says 80.", "3 were orange", "The first needs ..."), refers to an earlier noun:
@@ -261,8 +283,8 @@ def back_references(
     * **time**: sentences placed in time (On Friday, One weekend, In the afternoon, the next day, ...) keep
       their order among themselves; "the first 3 weeks", "in the two hours" stay after the sentences naming
       weeks / hours;
-    * **the query**: when it refers to the last event ("after that", "then", "this", ...), the last setup sentence
-      stays last;
+    * **the query**: when it refers to the last event ("after that", "then", "this", ...; not a relative "a bike
+      that costs $300"), the last setup sentence stays last;
     * **LaTeX**: a sentence sharing a maths letter or content word with an earlier one stays after it (a
       definition is used later), so only independent statements move.
     """
@@ -338,12 +360,20 @@ class _SetupFacts:
     money: list[bool]
     timeless: list[bool]
     events: list[bool]
+    introduced: list[frozenset[str]]
 
     @classmethod
     def of(cls, setup: Sequence[str], tex: bool) -> _SetupFacts:
         plains = [_prose(s, tex) for s in setup]
         content = [content_words(s, tex) for s in setup]
         names = [person_names(s, tex) for s in setup]
+        unlisted = unlisted_person(" ".join(setup), tex)
+        if unlisted:  # "Nani is 8 years old. His brother ...": a person the lists miss is a person for the rules
+            word, gender = unlisted
+            names = [
+                found | {word: gender} if re.search(rf"\b{word}\b", p) else found
+                for found, p in zip(names, plains, strict=True)
+            ]
         genders = named_genders(names)
         timeless = [_timeless(p) for p in plains]
         return cls(
@@ -356,6 +386,7 @@ class _SetupFacts:
             money=[mentions_money(p) for p in plains],
             timeless=timeless,
             events=[bool(event_verbs(p)) and not timeless[i] for i, p in enumerate(plains)],
+            introduced=[_introduced(s, tex) for s in setup],
         )
 
 
@@ -383,9 +414,12 @@ _ORDINAL_TIME = re.compile(
 
 def _event_deps(facts: _SetupFacts, j: int) -> set[int]:
     """The earlier sentences whose order an event rule keeps with sentence ``j``: two events sharing a thing,
-    money or a person; an event and a state that is not timeless sharing a thing or a person."""
+    money or a person; an event and a state that is not timeless sharing a thing or a person. Two parallel
+    statements (``parallel``) keep no order."""
     out: set[int] = set()
     for i in range(j):
+        if parallel(facts.plains[i], facts.plains[j]):
+            continue
         share_noun = bool(facts.nouns[i] & facts.nouns[j])
         share_who = bool(facts.who[i] & facts.who[j]) or "*" in facts.who[i] or "*" in facts.who[j]
         if facts.events[i] and facts.events[j]:  # same thing, money, or the same person's story: keep the order
@@ -428,7 +462,9 @@ def _definite_deps(facts: _SetupFacts, j: int, asked: frozenset[str]) -> set[int
     general = _EACH_OPENING.match(plain) if facts.timeless[j] else None
     out: set[int] = set()
     for word in definite:
-        holders = [i for i in range(j) if word in nouns[i]]
+        holders = [i for i in range(j) if word in nouns[i] and not parallel(facts.plains[i], plain)]
+        if any(word in facts.introduced[i] for i in range(len(nouns)) if i != j):
+            holders = [i for i in holders if word in facts.introduced[i]]  # "the X" leans on X's introduction
         out.update(holders[:1] if general and word == stem(general.group(1)) else holders)
     opening = re.match(r"\W*the\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", plain, re.I)
     if opening and not any(stem(w) in nouns[i] for w in opening.groups() if w for i in range(j)):
@@ -437,6 +473,65 @@ def _definite_deps(facts: _SetupFacts, j: int, asked: frozenset[str]) -> set[int
     if any(not any(w in nouns[i] for i in range(len(nouns)) if i != j) and w not in asked for w in bridged):
         out.update(range(j))  # "from each place": a bridging reference to what came before
     return out
+
+
+def parallel(first: str, second: str) -> bool:
+    """Whether two sentences are parallel statements about two different subjects ("Ellen bought a pair of
+    leggings for $100." / "Lani bought a pair of sunglasses at $30.", "The baseball coach bought 9 new baseballs"
+    / "The basketball coach bought 8 new basketballs"): both open on a subject of one to four words, then the same
+    event verb; the subjects differ in a word that the other sentence never mentions; neither subject is a pronoun
+    and neither sentence compares with or leans on anything (``_COMPARISON``, ``back_marker``). Each tells its own
+    subject's part of the story, so the two may trade places."""
+    parts = [_subject_and_verb(first), _subject_and_verb(second)]
+    if None in parts:
+        return False
+    (subject_a, verb_a), (subject_b, verb_b) = parts  # type: ignore[misc]
+    if verb_a != verb_b or subject_a == subject_b:
+        return False
+    own_a, own_b = subject_a - subject_b, subject_b - subject_a
+    words_a, words_b = _words(first), _words(second)
+    return bool(own_a and own_b) and not (own_a & words_b or own_b & words_a)
+
+
+_SUBJECT_PRONOUNS = frozenset("he she it they we you i his her its their our your my one each every".split())
+
+
+def _subject_and_verb(plain: str) -> tuple[frozenset[str], str] | None:
+    """A sentence's opening subject (its lower-cased words) and the lemma of the event verb right after it, or
+    None (no event verb within the first five words, a pronoun subject, a comparison, a back marker)."""
+    verbs = event_verbs(plain)
+    if not verbs or _COMPARISON.search(plain) or back_marker(plain) is not None:
+        return None
+    head = _WORD.findall(plain[: verbs[0].start()])
+    if not 1 <= len(head) <= 4 or re.search(r"[,;:]", plain[: verbs[0].start()]):
+        return None
+    words = frozenset(w.lower() for w in head) - {"the", "a", "an"}
+    if not words or words & _SUBJECT_PRONOUNS:
+        return None
+    lemmas = getAllLemmas(verbs[0].group(0).lower(), upos="VERB").get("VERB", (verbs[0].group(0).lower(),))
+    return words, lemmas[0]
+
+
+def _words(plain: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(plain)}
+
+
+def _introduced(sentence: str, tex: bool) -> frozenset[str]:
+    """The content words a sentence names outside a definite phrase ("10 dress pants", not "the dress pants"; "the
+    price of small animals" names small animals): what it may introduce for a later "the X" to lean on."""
+    plain = re.sub(
+        r"\b(?:the|each|every)\s+(?:number|amount|total|cost|price|sum) of\b", " ", _prose(sentence, tex), flags=re.I
+    )
+    return content_words(_DEFINITE_PHRASE.sub(" ", plain), False)
+
+
+# a definite phrase of at most two words that never swallows the next one's article ("$750 each and the dress
+# pants": "each and", then "the dress pants")
+_DEFINITE_PHRASE = re.compile(
+    r"\b(?:the|each|every)\s+(?:(?:first|second|third|fourth|fifth|last|next)\s+)?(?:\d+\s+)?[A-Za-z]+"
+    r"(?:\s+(?!(?:the|each|every|a|an|and|or|of)\b)[A-Za-z]+)?",
+    re.I,
+)
 
 
 def named_genders(names: Sequence[dict[str, str]]) -> dict[str, set[str]]:
@@ -596,7 +691,12 @@ _ELLIPSIS = re.compile(
     r"left|too|of (?:the|them|those|these|his|her|their|its|it|which))\b)",
     re.I,
 )
-_QUERY_BACK = re.compile(r"\b(after that|then|this|that|these|those|afterwards?|at that|by then|at this)\b", re.I)
+# "that" as a relative pronoun ("a bike that costs $300") points at nothing before the query
+_QUERY_BACK = re.compile(
+    r"\b(after that|then|this|that(?!\s+(?:is|are|was|were|will|would|can|could|costs?|holds?|contains?|weighs?|"
+    r"sells?|takes?|needs?|makes?|has|have|had)\b)|these|those|afterwards?|at that|by then|at this)\b",
+    re.I,
+)
 _OBJECT_VERBS = frozenset(
     "told tell tells gave give gives asked ask asks paid pay pays sent send sends help helps helped let lets make "
     "makes made show shows bought buy buys offer offers owe owes owed charge charges lend lends lent taught teach "
@@ -679,12 +779,19 @@ _POINTING_START = re.compile(r"\W*(?:that|this|these|those|such)\s+[a-z]", re.I)
 def glued(setup: Sequence[str], tex: bool = False) -> set[int]:
     """Sentences that must stay right after the sentence before them: those whose referent is most likely that
     sentence (that amount, this, it / they, a bare number or quantifier: "3 were orange", an opening
-    parenthesis), so no other sentence may come between them."""
+    parenthesis; "the X" after a sentence naming X, unless that sentence too says "the X" and another one
+    introduces X), so no other sentence may come between them."""
     out = set()
+    introduced = [_introduced(s, tex) for s in setup]
     for j in range(1, len(setup)):
         plain = _prose(setup[j], tex)
         pointed = {stem(w) for w in re.findall(r"\bthe\s+([A-Za-z]{3,})", plain, re.I)}
-        if pointed & content_words(setup[j - 1], tex):  # "The class ..." right after the sentence with the classes
+        # "The class ..." right after the sentence with the classes, unless that sentence too says "the class"
+        # and another sentence introduces the class
+        before = {
+            w for w in content_words(setup[j - 1], tex) if w in introduced[j - 1] or not any(w in i for i in introduced)
+        }
+        if pointed & before:
             out.add(j)
         elif (
             _ADJACENT.search(plain)
