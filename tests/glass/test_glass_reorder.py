@@ -443,3 +443,15 @@ def test_a_habit_with_a_longer_noun_phrase_is_a_rate():
     # a purchase is no rate however long its noun phrase
     ted = "Ted starts with $200. He buys 3 large blue paper books for 16 dollars each. How much does he have left?"
     assert twins(ted) == set()
+
+
+def test_a_rate_over_a_stretch_of_the_story_is_no_standing_fact():
+    steve = (
+        "Steve loves playing video games. His parents get him a console along with 5 games for his birthday. "
+        "He saves up enough money to buy 1 game per month for a year, and then the following year he starts "
+        "buying 2 games a month. How many games does Steve have after 2 years?"
+    )
+    assert 1 in rules_of(steve)[2]["event"]  # the birthday console comes before the year of buying
+    assert twins(steve) == set()
+    # a standing rate still moves
+    assert rules_of("Ann gets 5 games for her birthday. She buys 1 game per month. How many?")[1] == {}

@@ -142,14 +142,21 @@ _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|
 
 def _timeless(plain: str) -> bool:
     """A definition ("Each box holds 6 pens") or a sentence whose every number is a rate ("He earns $10 an hour",
-    "It costs $2 per box"): true wherever it stands in the story."""
+    "It costs $2 per box") and that spans no stretch of the story ("for a year", "the following year"): true
+    wherever it stands in the story."""
     if _DEFINITION.search(plain):
         return True
     numbers = list(NUMBER_SPAN.finditer(plain))
     if numbers and all(_RATE_AFTER.match(plain[m.end() : m.end() + 64]) for m in numbers):
-        return True
+        return not _EPISODE.search(plain)  # "buys 1 game per month for a year, then ...": a stretch of the story
     verbs = event_verbs(plain)
     return bool(verbs) and all(_ABILITY.search(plain[: m.start()]) for m in verbs)
+
+
+# a rate over a stretch of the story ("for a year", "the following year"), not a standing fact
+_EPISODE = re.compile(
+    r"\bfor an? (?:day|week|month|year)\b|\b(?:following|next|previous) (?:day|week|month|year)\b", re.I
+)
 
 
 _SPECIFIC_START = re.compile(
