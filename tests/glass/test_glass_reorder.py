@@ -4,7 +4,7 @@ hand audit of issue 17 found."""
 from __future__ import annotations
 
 from glass_inspect.corpus.operators import back_references, glued, repairable_people, segment, sentence_reorder
-from glass_inspect.corpus.operators.reorder import parallel, reference_rules, unlisted_person
+from glass_inspect.corpus.operators.reorder import back_marker, parallel, reference_rules, unlisted_person
 
 
 def graph(text: str) -> dict[int, set[int]]:
@@ -455,3 +455,30 @@ def test_a_rate_over_a_stretch_of_the_story_is_no_standing_fact():
     assert twins(steve) == set()
     # a standing rate still moves
     assert rules_of("Ann gets 5 games for her birthday. She buys 1 game per month. How many?")[1] == {}
+
+
+def test_a_number_led_ellipsis_after_an_article_leans_back():
+    text = (
+        "Frederick is making popsicle sticks. He can get 200 sticks from a 2 x 4 piece of wood and 400 sticks "
+        "from a 2 x 8 piece of wood. He has $24 to buy wood. A 2 x 4 costs $4. A 2 x 8 costs $6. "
+        "What is the most sticks he can make?"
+    )
+    assert back_marker("A 2 x 4 costs $4.") == "A 2 x 4 costs"
+    assert glued(segment(text).setup) >= {3, 4}
+    # the prices never come before the wood they price
+    for twin in twins(text):
+        assert twin.index("A 2 x 4 costs") > twin.index("from a 2 x 4 piece")
+    assert back_marker("A 2 x 4 piece of wood costs $4.") is None  # the noun is there
+
+
+def test_each_x_stays_with_the_x_it_follows_when_two_people_have_x():
+    text = (
+        "Ali is a dean of a private school where he teaches one class. John is also a dean of a public school. "
+        "John has two classes in his school. Each class has 1/8 the capacity of Ali's class which has the "
+        "capacity of 120 students. What is the combined capacity of both schools?"
+    )
+    assert 3 in glued(segment(text).setup)
+    for twin in twins(text):
+        assert "John has two classes in his school. Each class" in twin
+    # one owner: "Each cookie" is a fact about every cookie and may follow the first of them
+    assert glued(["She bakes 12 cookies.", "She sells 5 cookies.", "Each cookie costs 10 cents."]) == set()

@@ -673,9 +673,11 @@ def _opener_pronoun(plains: Sequence[str], j: int) -> bool:
     return True
 
 
-# a sentence led by a bare number or quantifier ("One says 80.", "3 were orange", "The first needs ...")
+# a sentence led by a bare number or quantifier ("One says 80.", "3 were orange", "The first needs ...", "A 2 x 4
+# costs $4": the noun is left out)
 _QUANTIFIER_LED = re.compile(
-    r"^\W*(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|some|most|half|all|many|several|none|few|each one|"
+    r"^\W*(?:(?:(?:a|an|the|each)\s+)?\d+(?:\s*(?:x|by)\s*\d+)?|"
+    r"one|two|three|four|five|six|seven|eight|nine|ten|some|most|half|all|many|several|none|few|each one|"
     r"the (?:first|second|third|fourth|fifth|last|other|others|rest))\s+(?:is|was|are|were|has|had|says|said|"
     r"needs?|wants?|costs?|gets?|got|takes?|took|can|will|would|should|must|did|does|do|of|also|each|weighs?|"
     r"holds?|goes|went|makes?|made|buys?|bought|sells?|sold|eats?|ate|gives?|gave)\b",
@@ -787,12 +789,15 @@ def glued(setup: Sequence[str], tex: bool = False) -> set[int]:
     """Sentences that must stay right after the sentence before them: those whose referent is most likely that
     sentence (that amount, this, it / they, a bare number or quantifier: "3 were orange", an opening
     parenthesis; "the X" after a sentence naming X, unless that sentence too says "the X" and another one
-    introduces X), so no other sentence may come between them."""
+    introduces X; "Each X" right after one of the sentences introducing the X of different people: "Ali teaches
+    one class. John has two classes. Each class ..."), so no other sentence may come between them."""
     out = set()
     introduced = [_introduced(s, tex) for s in setup]
     for j in range(1, len(setup)):
         plain = _prose(setup[j], tex)
         pointed = {stem(w) for w in re.findall(r"\bthe\s+([A-Za-z]{3,})", plain, re.I)}
+        if (each := _EACH_OPENING.match(plain)) and _owners_differ(setup, introduced, j, stem(each.group(1)), tex):
+            pointed.add(stem(each.group(1)))
         # "The class ..." right after the sentence with the classes, unless that sentence too says "the class"
         # and another sentence introduces the class
         before = {
@@ -809,6 +814,13 @@ def glued(setup: Sequence[str], tex: bool = False) -> set[int]:
         ):
             out.add(j)
     return out
+
+
+def _owners_differ(setup: Sequence[str], introduced: Sequence[frozenset[str]], j: int, word: str, tex: bool) -> bool:
+    """Whether the sentences other than ``j`` introducing ``word`` name different people (so "Each X" means the
+    X of the sentence it follows); a sentence naming nobody ("Each bag holds 9 plums") owns no X of its own."""
+    owners = {frozenset(person_names(s, tex)) for i, s in enumerate(setup) if i != j and word in introduced[i]}
+    return len(owners - {frozenset()}) > 1
 
 
 def _block_order(deps: dict[int, set[int]], glue: set[int], rng: random.Random) -> list[int]:
