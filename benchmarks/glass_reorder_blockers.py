@@ -14,15 +14,19 @@ before it (then the two can trade places). For each base that has none, this rea
 "Reorderable" counts setups the graph admits another order for; the build's coverage is a little lower (a draw
 whose "also" cannot go, or whose pronoun cannot become the name, is refused). ``--corpus DIR`` (repeatable) prints
 instead what a ``glass-build`` corpus holds: bases with a reorder twin, reorder twins, and the share of them that
-are one swap of two neighbouring sentences.
+are one swap of two neighbouring sentences. ``--sample N --seed S`` prints instead N seeded blocked bases with at
+least three setup sentences, numbered, with the rules holding each boundary: the sheet a careful reader fills in
+to say which of them have a natural order that keeps the meaning (what the graph could still reach).
 
     .venv/bin/python benchmarks/glass_reorder_blockers.py [--source gsm8k/test.jsonl] [--examples 3]
     .venv/bin/python benchmarks/glass_reorder_blockers.py --corpus DIR_BEFORE --corpus DIR_AFTER
+    .venv/bin/python benchmarks/glass_reorder_blockers.py --sample 40 --seed 37
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -80,6 +84,27 @@ def corpus_reorders(corpus: str) -> str:
     )
 
 
+def reading_sheet(problems: list, n: int, seed: int) -> str:
+    """``n`` blocked bases with at least three setup sentences, drawn with ``seed`` (in source order), each with
+    its numbered setup and, per boundary between neighbouring blocks, the rule families holding it."""
+    blocked = []
+    for problem in problems:
+        boundaries = boundary_rules(problem.text)
+        if boundaries and all(boundaries) and len(segment(problem.text).setup) >= 3:
+            blocked.append((problem, boundaries))
+    drawn = sorted(random.Random(seed).sample(range(len(blocked)), min(n, len(blocked))))
+    lines = [f"# {len(drawn)} of {len(blocked)} blocked bases with >= 3 setup sentences (seed {seed})"]
+    for k in drawn:
+        problem, boundaries = blocked[k]
+        seg = segment(problem.text)
+        lines.append(f"\n## {problem.base_id}")
+        lines += [f"  [{i}] {sentence}" for i, sentence in enumerate(seg.setup)]
+        lines.append(f"  Q: {' '.join(seg.sentences[seg.query :])}")
+        held = "; ".join(", ".join(f"{rule} {sorted(js)}" for rule, js in sorted(b.items())) for b in boundaries)
+        lines.append(f"  held: {held}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -90,12 +115,17 @@ def main() -> None:
     )
     parser.add_argument("--limit", type=int, default=None, help="read only the first N problems")
     parser.add_argument("--corpus", action="append", default=[], help="a glass-build corpus to count instead")
+    parser.add_argument("--sample", type=int, default=0, help="print N seeded blocked bases for a reader instead")
+    parser.add_argument("--seed", type=int, default=0, help="the seed of --sample")
     args = parser.parse_args()
     if args.corpus:
         for corpus in args.corpus:
             print(corpus_reorders(corpus))
         return
     problems, _ = load_source("gsm", args.source, limit=args.limit)
+    if args.sample:
+        print(reading_sheet(problems, args.sample, args.seed))
+        return
     kinds: Counter[str] = Counter()
     alone: Counter[str] = Counter()
     involved: Counter[str] = Counter()

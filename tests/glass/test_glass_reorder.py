@@ -482,3 +482,28 @@ def test_each_x_stays_with_the_x_it_follows_when_two_people_have_x():
         assert "John has two classes in his school. Each class" in twin
     # one owner: "Each cookie" is a fact about every cookie and may follow the first of them
     assert glued(["She bakes 12 cookies.", "She sells 5 cookies.", "Each cookie costs 10 cents."]) == set()
+
+
+def test_a_person_who_is_open_stands_for_a_business_named_before():
+    text = (
+        "Josh runs a car shop and services 3 cars a day. He is open every day of the week except Sunday and "
+        "Wednesday. He gets paid $4 per car. How much does he make in 2 weeks?"
+    )
+    assert back_marker("He is open every day of the week.") == "He is open"
+    assert back_marker("The shop is open every day of the week.") is None  # names what is open
+    assert twins(text)  # the pay still moves ...
+    for twin in twins(text):  # ... but the opening hours never come before the shop
+        assert twin.index("car shop") < twin.index("is open")
+
+
+def test_a_state_said_of_two_subjects_in_parallel():
+    text = (
+        "On the first day of school, Ava sees that her friends Cole and Xavier have both grown a lot over the "
+        "summer. Xavier was 4 feet tall and grew 3 inches. Cole was 50 inches tall and grew 2 inches over the "
+        "summer. What is the difference between Cole and Xavier's height now?"
+    )
+    assert parallel("Xavier was 4 feet tall and grew 3 inches.", "Cole was 50 inches tall and grew 2 inches.")
+    assert any(t.index("Cole was 50") < t.index("Xavier was 4") for t in twins(text))
+    # an auxiliary is no state: "is making" is the event verb's, so a fact and an event are not parallel
+    assert not parallel("Two cups of flour are needed to make a dozen cookies.", "Carla is making 36 cookies today.")
+    assert not parallel("Ann has 5 apples.", "Bob has twice as many apples as Ann.")  # a comparison

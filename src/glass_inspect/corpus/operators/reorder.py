@@ -506,17 +506,23 @@ _SUBJECT_PRONOUNS = frozenset("he she it they we you i his her its their our you
 def _subject_and_verb(plain: str) -> tuple[frozenset[str], str] | None:
     """A sentence's opening subject (its lower-cased words) and the lemma of the event verb right after it, or
     None (no event verb within the first five words, a pronoun subject, a comparison, a back marker)."""
-    verbs = event_verbs(plain)
+    verbs = [*event_verbs(plain), *_STATE_VERB.finditer(plain)]
     if not verbs or _COMPARISON.search(plain) or back_marker(plain) is not None:
         return None
-    head = _WORD.findall(plain[: verbs[0].start()])
-    if not 1 <= len(head) <= 4 or re.search(r"[,;:]", plain[: verbs[0].start()]):
+    verb = min(verbs, key=lambda m: m.start())
+    head = _WORD.findall(plain[: verb.start()])
+    if not 1 <= len(head) <= 4 or re.search(r"[,;:]", plain[: verb.start()]):
         return None
     words = frozenset(w.lower() for w in head) - {"the", "a", "an"}
     if not words or words & _SUBJECT_PRONOUNS:
         return None
-    lemmas = getAllLemmas(verbs[0].group(0).lower(), upos="VERB").get("VERB", (verbs[0].group(0).lower(),))
-    return words, lemmas[0]
+    said = verb.group(0).lower()
+    return words, getAllLemmas(said, upos="VERB").get("VERB", getAllLemmas(said).get("AUX", (said,)))[0]
+
+
+# "Xavier was 4 feet tall ..." / "Cole was 50 inches tall ...": a state said of two subjects in parallel (not an
+# auxiliary: "is making", "are needed")
+_STATE_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had)\b(?!\s+[a-z]+(?:ing|ed)\b)", re.I)
 
 
 def _words(plain: str) -> set[str]:
@@ -634,8 +640,9 @@ def back_marker(plain: str) -> str | None:
     """The words through which a sentence leans on everything before it, or None: a back marker, an increment or
     a comparison without its standard, an opening "then" ("She then sells ..."; a "then" inside the sentence joins
     its own clauses), a part of a whole ("2 pieces of the fruit"), "additional X" / "extra X" when no X precedes
-    it in the sentence, an opening parenthesis, an ellipsis or a number-led sentence."""
-    for pattern in (_BACK_MARKER, _INCREMENT, _ELLIPTICAL_COMPARISON, _OPENING_THEN, _PARTITIVE):
+    it in the sentence, an opening parenthesis, an ellipsis or a number-led sentence, a person who "is open" (their
+    business: "He is open every day" leans on "Josh runs a car shop")."""
+    for pattern in (_BACK_MARKER, _INCREMENT, _ELLIPTICAL_COMPARISON, _OPENING_THEN, _PARTITIVE, _OPEN_FOR_BUSINESS):
         if found := pattern.search(plain):
             return found.group(0).strip()
     for added in _ADDED.finditer(plain):
@@ -653,6 +660,8 @@ _PARTITIVE = re.compile(
     r"(?:the|his|her|their)\s+[a-z]",
     re.I,
 )
+# "He is open every day", "she was closed on Monday": the person stands for a business named before
+_OPEN_FOR_BUSINESS = re.compile(r"\b(?:he|she|they|we)\s+(?:is|are|was|were)\s+(?:open|closed)\b", re.I)
 _OPENING_THEN = re.compile(r"^\W*(?:[\w'’]+\s+){0,2}then\b", re.I)
 _ADDED = re.compile(r"\b(additional|extra)\s+(?:\d+\s+)?([a-z]{3,})", re.I)
 _SUBJECT_PRONOUN = re.compile(r"^\W*(it|its|they|their)\b", re.I)
