@@ -3,8 +3,12 @@ hand audit of issue 17 found."""
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 from glass_inspect.corpus.operators import back_references, glued, repairable_people, segment, sentence_reorder
 from glass_inspect.corpus.operators.reorder import back_marker, parallel, reference_rules, unlisted_person
+from glass_inspect.corpus.sources import Problem
 
 
 def graph(text: str) -> dict[int, set[int]]:
@@ -507,3 +511,21 @@ def test_a_state_said_of_two_subjects_in_parallel():
     # an auxiliary is no state: "is making" is the event verb's, so a fact and an event are not parallel
     assert not parallel("Two cups of flour are needed to make a dozen cookies.", "Carla is making 36 cookies today.")
     assert not parallel("Ann has 5 apples.", "Bob has twice as many apples as Ann.")  # a comparison
+
+
+def test_the_reading_sheet_draws_blocked_long_setups_reproducibly():
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "glass_reorder_blockers.py"
+    spec = importlib.util.spec_from_file_location("glass_reorder_blockers", path)
+    blockers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(blockers)
+    texts = {
+        "story": "Paul has 52 marbles. His friend gave him 28 marbles. Then, he lost 1/4 of his marbles. How many?",
+        "free": "Ann buys 3 pens. Bob buys 2 cups. Cy buys 4 hats. How many things?",
+        "short": "Tom has 3 pens. How many pens?",
+    }
+    problems = [Problem(k, t, "1", "", None, 0.5) for k, t in texts.items()]
+    sheet = blockers.reading_sheet(problems, 5, seed=1)
+    assert sheet == blockers.reading_sheet(problems, 5, seed=1)
+    assert sheet.startswith("# 1 of 1 blocked bases") and "## story" in sheet
+    assert "## free" not in sheet and "## short" not in sheet  # reorderable / too short
+    assert "  [2] Then, he lost 1/4 of his marbles." in sheet and "held: " in sheet
