@@ -270,8 +270,9 @@ def back_references(
       a sentence opening with So, "2 more" with no "than") tie a sentence to every sentence before it; an
       opening But / And / Also is read away (``_prose``) and goes when the sentence moves;
     * **he / she** not preceded by a name in its own sentence: after the nearest earlier sentence naming a
-      person of that gender (a person the name lists miss counts: ``unlisted_person``) (every earlier sentence when none does, or when two people of that gender appear),
-      unless ``people`` (``repairable_people``) names the only person of that gender;
+      person of that gender (a person the name lists miss counts: ``unlisted_person``; every earlier sentence
+      when none does, or when two people of that gender appear), unless ``people`` (``repairable_people``)
+      names the only person of that gender;
     * **comparisons**: one whose standard is left out ("twice as many.") leans on every earlier sentence; one
       that names it ("twice as many as Ann") is a fact, ordered only against events (below);
     * **ordinals** (the first, the second, ...): after every earlier sentence holding an ordinal;
@@ -285,8 +286,8 @@ def back_references(
       no sentence introduces it ("each child" is generic and may come first);
     * **conditions**: a setup sentence opening with If / When / Unless / Assuming stays where it is;
     * **ellipsis**: a number with no noun after it ("eats three for breakfast"), or a sentence led by a bare
-      number or quantifier ("One says 80.", "3 were orange", "The first needs ..."), refers to an earlier noun:
-      after every earlier sentence;
+      number or quantifier ("One says 80.", "3 were orange", "The first needs ...", "A 2 x 4 costs $4"), refers
+      to an earlier noun: after every earlier sentence;
     * **time**: sentences placed in time (On Friday, One weekend, In the afternoon, the next day, ...) keep
       their order among themselves; "the first 3 weeks", "in the two hours" stay after the sentences naming
       weeks / hours;
@@ -485,8 +486,8 @@ def _definite_deps(facts: _SetupFacts, j: int, asked: frozenset[str]) -> set[int
 def parallel(first: str, second: str) -> bool:
     """Whether two sentences are parallel statements about two different subjects ("Ellen bought a pair of
     leggings for $100." / "Lani bought a pair of sunglasses at $30.", "The baseball coach bought 9 new baseballs"
-    / "The basketball coach bought 8 new basketballs"): both open on a subject of one to four words, then the same
-    event verb; the subjects differ in a word that the other sentence never mentions; neither subject is a pronoun
+    / "The basketball coach bought 8 new basketballs", "Xavier was 4 feet tall" / "Cole was 50 inches tall"): both
+    open on a subject of one to four words, then the same event or state verb; the subjects differ in a word that the other sentence never mentions; neither subject is a pronoun
     and neither sentence compares with or leans on anything (``_COMPARISON``, ``back_marker``). Each tells its own
     subject's part of the story, so the two may trade places."""
     parts = [_subject_and_verb(first), _subject_and_verb(second)]
@@ -504,8 +505,8 @@ _SUBJECT_PRONOUNS = frozenset("he she it they we you i his her its their our you
 
 
 def _subject_and_verb(plain: str) -> tuple[frozenset[str], str] | None:
-    """A sentence's opening subject (its lower-cased words) and the lemma of the event verb right after it, or
-    None (no event verb within the first five words, a pronoun subject, a comparison, a back marker)."""
+    """A sentence's opening subject (its lower-cased words) and the lemma of the event or state verb right after
+    it, or None (no such verb after one to four words, a pronoun subject, a comparison, a back marker)."""
     verbs = [*event_verbs(plain), *_STATE_VERB.finditer(plain)]
     if not verbs or _COMPARISON.search(plain) or back_marker(plain) is not None:
         return None
