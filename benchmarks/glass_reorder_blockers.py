@@ -33,7 +33,7 @@ from pathlib import Path
 from glass_inspect.corpus.contract import read_pool
 from glass_inspect.corpus.operators import glued, repairable_people, segment
 from glass_inspect.corpus.operators.reorder import RULES, _prose, back_marker, reference_rules
-from glass_inspect.corpus.sources import load_source
+from glass_inspect.corpus.sources import Problem, load_source
 
 DEFAULT_SOURCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "gsm8k" / "test.jsonl"
 
@@ -84,7 +84,7 @@ def corpus_reorders(corpus: str) -> str:
     )
 
 
-def reading_sheet(problems: list, n: int, seed: int) -> str:
+def reading_sheet(problems: list[Problem], n: int, seed: int) -> str:
     """``n`` blocked bases with at least three setup sentences, drawn with ``seed`` (in source order), each with
     its numbered setup and, per boundary between neighbouring blocks, the rule families holding it."""
     blocked = []

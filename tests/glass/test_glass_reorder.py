@@ -482,6 +482,7 @@ def test_each_x_stays_with_the_x_it_follows_when_two_people_have_x():
         "capacity of 120 students. What is the combined capacity of both schools?"
     )
     assert 3 in glued(segment(text).setup)
+    assert twins(text)
     for twin in twins(text):
         assert "John has two classes in his school. Each class" in twin
     # one owner: "Each cookie" is a fact about every cookie and may follow the first of them

@@ -487,9 +487,10 @@ def parallel(first: str, second: str) -> bool:
     """Whether two sentences are parallel statements about two different subjects ("Ellen bought a pair of
     leggings for $100." / "Lani bought a pair of sunglasses at $30.", "The baseball coach bought 9 new baseballs"
     / "The basketball coach bought 8 new basketballs", "Xavier was 4 feet tall" / "Cole was 50 inches tall"): both
-    open on a subject of one to four words, then the same event or state verb; the subjects differ in a word that the other sentence never mentions; neither subject is a pronoun
-    and neither sentence compares with or leans on anything (``_COMPARISON``, ``back_marker``). Each tells its own
-    subject's part of the story, so the two may trade places."""
+    open on a subject of one to four words, then the same event or state verb; the subjects differ in a word that
+    the other sentence never mentions; neither subject is a pronoun and neither sentence compares with or leans
+    on anything (``_COMPARISON``, ``back_marker``). Each tells its own subject's part of the story, so the two may
+    trade places."""
     parts = [_subject_and_verb(first), _subject_and_verb(second)]
     if None in parts:
         return False
