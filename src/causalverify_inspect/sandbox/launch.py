@@ -5,7 +5,9 @@ It is a fresh, single-threaded Python (``-I -S``: no site, no environment, stand
 the eval and bubblewrap as a child subreaper (``PR_SET_CHILD_SUBREAPER``), so every process of the sandbox whose parent
 dies is handed to it, not to the host's init. It asks the kernel for SIGTERM when the eval dies (``PR_SET_PDEATHSIG``)
 and exits at once if the eval is already gone; on that signal it SIGKILLs its children, and each process handed to it
-after, until none is left. Its one fork writes its pid into each cgroup's ``cgroup.procs`` (so bubblewrap and
+after, until none is left. SIGTERM and SIGCHLD stay blocked and are taken with ``sigwaitinfo`` (a Python signal
+handler would run only after a blocking ``wait`` returned, so a SIGTERM landing just before that call left the
+sandbox running until it ended by itself: the killed-eval test saw it about once in 500 starts). Its one fork writes its pid into each cgroup's ``cgroup.procs`` (so bubblewrap and
 everything below start inside), drops to the sample's uid and gid with no supplementary groups, asks for SIGKILL when
 the launcher dies (set after the uid change, which would clear it; exit at once if the launcher is already gone), then
 ``exec``\\ s bubblewrap. The launcher exits with bubblewrap's status, after killing whatever of the sandbox is left.
@@ -39,16 +41,12 @@ def kill_children():
         except (OSError, ValueError, IndexError):
             pass
 
-def on_eval_death(signum, frame):
-    dying.append(signum)
-    kill_children()
-
-signal.signal(signal.SIGTERM, on_eval_death)
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGCHLD})  # taken by sigwaitinfo, never lost
 if prctl(36, 1, 0, 0, 0) != 0 or prctl(1, signal.SIGTERM, 0, 0, 0) != 0 or os.getppid() != parent:
     os._exit(125)
 child = os.fork()
 if child == 0:
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     for group in sys.argv[4 : 4 + n]:
         with open(os.path.join(group, "cgroup.procs"), "w") as procs:
             procs.write(str(os.getpid()))
@@ -59,22 +57,33 @@ if child == 0:
     if prctl(1, signal.SIGKILL, 0, 0, 0) != 0 or os.getppid() != me:
         os._exit(125)
     os.execv(program, command)
-status = None
-while True:
+status, left = None, True
+while left:
+    while True:
+        try:
+            pid, wait_status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            left = False
+            break
+        if pid == 0:
+            break
+        if pid == child:
+            status = os.waitstatus_to_exitcode(wait_status)
+            kill_children()
     if dying:
         kill_children()
-    try:
-        pid, wait_status = os.wait()
-    except ChildProcessError:
-        break
-    if pid == child:
-        status = os.waitstatus_to_exitcode(wait_status)
-        kill_children()
+    if left:
+        woke = signal.sigtimedwait({signal.SIGTERM, signal.SIGCHLD}, 0.2) if dying else signal.sigwaitinfo(
+            {signal.SIGTERM, signal.SIGCHLD}
+        )
+        if woke is not None and woke.si_signo == signal.SIGTERM:
+            dying.append(signal.SIGTERM)
 if status is None or dying:
     os._exit(125)
 if status < 0:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(-status, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     os.kill(me, -status)
     status = 128 - status
 os._exit(status)
