@@ -16,11 +16,14 @@ whose "also" cannot go, or whose pronoun cannot become the name, is refused). ``
 instead what a ``glass-build`` corpus holds: bases with a reorder twin, reorder twins, and the share of them that
 are one swap of two neighbouring sentences. ``--sample N --seed S`` prints instead N seeded blocked bases with at
 least three setup sentences, numbered, with the rules holding each boundary: the sheet a careful reader fills in
-to say which of them have a natural order that keeps the meaning (what the graph could still reach).
+to say which of them have a natural order that keeps the meaning (what the graph could still reach); ``--kind
+blocked-two`` draws blocked two-sentence setups instead, ``--kind glued`` setups glued into one block.
+``--orders`` enumerates the orders the graph admits and counts the bases that admit only single adjacent swaps.
 
     .venv/bin/python benchmarks/glass_reorder_blockers.py [--source gsm8k/test.jsonl] [--examples 3]
     .venv/bin/python benchmarks/glass_reorder_blockers.py --corpus DIR_BEFORE --corpus DIR_AFTER
-    .venv/bin/python benchmarks/glass_reorder_blockers.py --sample 40 --seed 37
+    .venv/bin/python benchmarks/glass_reorder_blockers.py --sample 40 --seed 37 [--kind glued]
+    .venv/bin/python benchmarks/glass_reorder_blockers.py --orders
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import random
 from collections import Counter, defaultdict
+from itertools import permutations
 from pathlib import Path
 
 from glass_inspect.corpus.contract import read_pool
@@ -71,6 +75,39 @@ def single_swap(order: list[int]) -> bool:
     return len(moved) == 2 and moved[1] == moved[0] + 1
 
 
+def admitted_orders(text: str, longest: int = 8) -> list[list[int]] | None:
+    """Every setup order other than the original that the graph admits (``back_references`` and ``glued``, as the
+    operator draws them), by enumeration; None for a setup of fewer than two or more than ``longest`` sentences."""
+    seg = segment(text)
+    setup = seg.setup
+    if not 2 <= len(setup) <= longest:
+        return None
+    rules = reference_rules(setup, people=repairable_people(text), query=" ".join(seg.sentences[seg.query :]))
+    deps = {j: set().union(*by_rule.values()) for j, by_rule in rules.items()}
+    glue = glued(setup)
+    out = []
+    for order in map(list, permutations(range(len(setup)))):
+        at = {i: k for k, i in enumerate(order)}
+        if order != sorted(order) and all(
+            all(at[d] < at[j] for d in deps[j]) and (j not in glue or at[j] == at[j - 1] + 1) for j in deps
+        ):
+            out.append(order)
+    return out
+
+
+def order_freedom(problems: list[Problem]) -> str:
+    """How much freedom the graph leaves the bases it reorders: bases with another order, those whose every
+    other order is one swap of two neighbouring sentences (a twin of theirs can only be a single swap), and the
+    orders admitted in all."""
+    admitted = [orders for p in problems if (orders := admitted_orders(p.text))]
+    swap_only = sum(all(single_swap(o) for o in orders) for orders in admitted)
+    total = sum(map(len, admitted))
+    return (
+        f"{len(admitted)} bases with another order (setups of 2-8 sentences); {swap_only} = "
+        f"{swap_only / max(len(admitted), 1):.1%} of them admit only single adjacent swaps; {total} orders admitted"
+    )
+
+
 def corpus_reorders(corpus: str) -> str:
     """Bases with a reorder twin, reorder twins, and single adjacent swaps among them, in a built corpus."""
     pool = read_pool(corpus)
@@ -84,24 +121,42 @@ def corpus_reorders(corpus: str) -> str:
     )
 
 
-def reading_sheet(problems: list[Problem], n: int, seed: int) -> str:
-    """``n`` blocked bases with at least three setup sentences, drawn with ``seed`` (in source order), each with
-    its numbered setup and, per boundary between neighbouring blocks, the rule families holding it."""
-    blocked = []
-    for problem in problems:
-        boundaries = boundary_rules(problem.text)
-        if boundaries and all(boundaries) and len(segment(problem.text).setup) >= 3:
-            blocked.append((problem, boundaries))
-    drawn = sorted(random.Random(seed).sample(range(len(blocked)), min(n, len(blocked))))
-    lines = [f"# {len(drawn)} of {len(blocked)} blocked bases with >= 3 setup sentences (seed {seed})"]
-    for k in drawn:
-        problem, boundaries = blocked[k]
+# the kinds of no-reorder setup a reading sheet draws from (``setup_kind``)
+SHEET_KINDS = ("blocked", "blocked-two", "glued")
+
+
+def setup_kind(text: str) -> str | None:
+    """Which kind of setup without another order ``text`` has: "blocked" (three or more setup sentences, every
+    boundary held), "blocked-two" (two setup sentences, held), "glued" (two or more setup sentences glued into
+    one block); None when it has another order or fewer than two setup sentences."""
+    boundaries = boundary_rules(text)
+    if boundaries is None:
+        return None
+    if not boundaries:
+        return "glued"
+    if not all(boundaries):
+        return None
+    return "blocked" if len(segment(text).setup) >= 3 else "blocked-two"
+
+
+def reading_sheet(problems: list[Problem], n: int, seed: int, kind: str = "blocked") -> str:
+    """``n`` bases of ``kind`` (``setup_kind``; by default blocked bases with at least three setup sentences),
+    drawn with ``seed`` (in source order), each with its numbered setup and, per boundary between neighbouring
+    blocks, the rule families holding it (a glued setup: its one block)."""
+    if kind not in SHEET_KINDS:
+        raise ValueError(f"a reading sheet draws from one of {SHEET_KINDS}, not {kind!r}")
+    drawn_from = [p for p in problems if setup_kind(p.text) == kind]
+    picked = sorted(random.Random(seed).sample(range(len(drawn_from)), min(n, len(drawn_from))))
+    lines = [f"# {len(picked)} of {len(drawn_from)} {kind} bases (seed {seed})"]
+    for k in picked:
+        problem = drawn_from[k]
         seg = segment(problem.text)
         lines.append(f"\n## {problem.base_id}")
         lines += [f"  [{i}] {sentence}" for i, sentence in enumerate(seg.setup)]
         lines.append(f"  Q: {' '.join(seg.sentences[seg.query :])}")
+        boundaries = boundary_rules(problem.text) or []
         held = "; ".join(", ".join(f"{rule} {sorted(js)}" for rule, js in sorted(b.items())) for b in boundaries)
-        lines.append(f"  held: {held}")
+        lines.append(f"  held: {held}" if boundaries else "  held: glued into one block")
     return "\n".join(lines)
 
 
@@ -117,6 +172,12 @@ def main() -> None:
     parser.add_argument("--corpus", action="append", default=[], help="a glass-build corpus to count instead")
     parser.add_argument("--sample", type=int, default=0, help="print N seeded blocked bases for a reader instead")
     parser.add_argument("--seed", type=int, default=0, help="the seed of --sample")
+    parser.add_argument(
+        "--orders", action="store_true", help="count the bases whose every admitted order is a single swap instead"
+    )
+    parser.add_argument(
+        "--kind", choices=SHEET_KINDS, default="blocked", help="the setups --sample draws from (setup_kind)"
+    )
     args = parser.parse_args()
     if args.corpus:
         for corpus in args.corpus:
@@ -124,7 +185,10 @@ def main() -> None:
         return
     problems, _ = load_source("gsm", args.source, limit=args.limit)
     if args.sample:
-        print(reading_sheet(problems, args.sample, args.seed))
+        print(reading_sheet(problems, args.sample, args.seed, args.kind))
+        return
+    if args.orders:
+        print(order_freedom(problems))
         return
     kinds: Counter[str] = Counter()
     alone: Counter[str] = Counter()

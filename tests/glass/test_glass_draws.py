@@ -72,7 +72,7 @@ def test_one_request_per_prompt_when_the_provider_returns_choices(tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     calls: list[tuple[str, int, int]] = []
     log = run(sample_task(corpus), choices_model(DRAWS, calls), tmp_path)
-    assert log.status == "success" and log.eval.task_version == "6-A"
+    assert log.status == "success" and log.eval.task_version == "7-A"
     assert sorted(calls) == sorted((sid, 1, EPOCHS) for sid in TEXTS)  # one request per prompt, draws 1..5
     assert len(log.samples) == len(TEXTS) and {s.epoch for s in log.samples} == {1}
     assert reduced(log) == {k: float(v) for k, v in EXPECTED_Y.items()}

@@ -201,7 +201,7 @@ def test_end_to_end_break_metrics(tmp_path):
         {"dose": d, "path": str(manifest_path(corpus, d)), "sha256": sha256_file(manifest_path(corpus, d))}
         for d in (1, 3)
     ]
-    assert log.eval.task_version == "6-A"  # from glass_inspect/eval.yaml
+    assert log.eval.task_version == "7-A"  # from glass_inspect/eval.yaml
 
     sample = next(s for s in log.samples if s.id == "g1-ic" and s.epoch == 1)
     assert sample.metadata["doses"] == [3] and sample.metadata["operator"] == "irrelevant_context"

@@ -47,7 +47,7 @@ def test_sample_is_seeded_stratified_and_the_verdicts_make_a_table(corpus, tmp_p
         v.update(same_answer=k != 0, natural=k != 1)
     template[-1]["same_answer"] = None
     (tmp_path / "filled.jsonl").write_text("".join(json.dumps(v) + "\n" for v in template))
-    table = {t["family"]: t for t in defect_table(verdict_rows([tmp_path / "filled.jsonl"])[0])}
+    table = {t["family"]: t for t in defect_table(verdict_rows([tmp_path / "filled.jsonl"]).rows)}
     assert table["all"]["read"] == len(rows) - 1 and table["all"]["unread"] == 1
     assert table["all"]["answer_changed"] == 1 and table["all"]["any_defect"] == 2
     capsys.readouterr()
@@ -68,13 +68,25 @@ def test_pooled_verdicts_count_only_the_twins_the_corpus_still_has(corpus, tmp_p
     # the reading of an earlier build: the first twin's text as it was then
     old = sample.replace(twin_line, twin_line + " (before the fix)", 1)
     (tmp_path / "r1.sample.txt").write_text(old)
-    kept, superseded = verdict_rows([tmp_path / "r1.verdicts.jsonl"], corpus)
-    assert superseded == 1 and len(kept) == len(rows) - 1
-    assert all(r["same_answer"] for r in kept)
-    # a later file's row replaces an earlier one, and without a corpus every row counts
-    (tmp_path / "r2.verdicts.jsonl").write_text(json.dumps({**rows[1], "natural": False}) + "\n")
-    pooled, _ = verdict_rows([tmp_path / "r1.verdicts.jsonl", tmp_path / "r2.verdicts.jsonl"])
-    assert len(pooled) == len(rows) and sum(r["natural"] is False for r in pooled) == 1
+    kept = verdict_rows([tmp_path / "r1.verdicts.jsonl"], corpus)
+    assert kept.superseded == 1 and len(kept.rows) == len(rows) - 1 and kept.disagreed == 0
+    assert all(r["same_answer"] for r in kept.rows)
+    # without a corpus every row counts; two readings of one twin that disagree: the stricter verdict stands,
+    # in either order of the files, and the disagreement is counted
+    (tmp_path / "r2.verdicts.jsonl").write_text(json.dumps({**rows[1], "natural": False, "note": "stilted"}) + "\n")
+    files = [tmp_path / "r1.verdicts.jsonl", tmp_path / "r2.verdicts.jsonl"]
+    for order in (files, files[::-1]):
+        pooled = verdict_rows(order)
+        assert len(pooled.rows) == len(rows) and pooled.disagreed == 1
+        assert sum(r["natural"] is False for r in pooled.rows) == 1
+        assert next(r for r in pooled.rows if r["text_id"] == rows[1]["text_id"])["note"] == "stilted"
+    # a reading that leaves a field unjudged does not disagree, and does not undo the other reading's verdict
+    (tmp_path / "r3.verdicts.jsonl").write_text(json.dumps({**rows[2], "natural": None}) + "\n")
+    pooled = verdict_rows([tmp_path / "r1.verdicts.jsonl", tmp_path / "r3.verdicts.jsonl"])
+    assert pooled.disagreed == 0
+    assert next(r for r in pooled.rows if r["text_id"] == rows[2]["text_id"])["natural"] is True
     capsys.readouterr()
     assert main(["verdicts", str(tmp_path / "r1.verdicts.jsonl"), "--corpus", str(corpus)]) == 0
     assert "judged twins it no longer has" in capsys.readouterr().out
+    assert main(["verdicts", *map(str, files)]) == 0
+    assert "1 twins read more than once with verdicts that disagree" in capsys.readouterr().out

@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 from glass_inspect.corpus.operators import back_references, glued, repairable_people, segment, sentence_reorder
 from glass_inspect.corpus.operators.reorder import back_marker, parallel, reference_rules, unlisted_person
 from glass_inspect.corpus.sources import Problem
@@ -524,9 +526,46 @@ def test_the_reading_sheet_draws_blocked_long_setups_reproducibly():
         "free": "Ann buys 3 pens. Bob buys 2 cups. Cy buys 4 hats. How many things?",
         "short": "Tom has 3 pens. How many pens?",
     }
+    texts |= {
+        "pair": "Sam bought 3 pens. Then he sold 2 pens. How many pens?",
+        "glued": "Ann has 5 apples. She eats 2 of them. How many apples?",
+    }
     problems = [Problem(k, t, "1", "", None, 0.5) for k, t in texts.items()]
     sheet = blockers.reading_sheet(problems, 5, seed=1)
     assert sheet == blockers.reading_sheet(problems, 5, seed=1)
     assert sheet.startswith("# 1 of 1 blocked bases") and "## story" in sheet
     assert "## free" not in sheet and "## short" not in sheet  # reorderable / too short
     assert "  [2] Then, he lost 1/4 of his marbles." in sheet and "held: " in sheet
+    assert [blockers.setup_kind(t) for t in texts.values()] == ["blocked", None, None, "blocked-two", "glued"]
+    two = blockers.reading_sheet(problems, 5, seed=1, kind="blocked-two")
+    assert two.startswith("# 1 of 1 blocked-two bases") and "## pair" in two and "## story" not in two
+    glued = blockers.reading_sheet(problems, 5, seed=1, kind="glued")
+    assert "## glued" in glued and "held: glued into one block" in glued
+    with pytest.raises(ValueError, match="reading sheet draws from one of"):
+        blockers.reading_sheet(problems, 5, seed=1, kind="free")
+    # the orders the graph admits: three free purchases admit all five others, a glued pair none
+    assert sorted(blockers.admitted_orders(texts["free"])) == [[0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
+    assert blockers.admitted_orders(texts["glued"]) == [] and blockers.admitted_orders(texts["short"]) is None
+    freedom = blockers.order_freedom(problems)
+    assert freedom.startswith("1 bases with another order") and "0 = 0.0% of them admit only single" in freedom
+
+
+def test_an_opening_count_of_people_sets_the_scene():
+    # "Three friends ..." introduces the cast the later sentences name one by one: it stays first
+    text = "Three friends ran a total of 30 miles. Ann ran 12 miles. Bob ran 5 miles. How far did Cy run?"
+    assert all(0 in deps for j, deps in graph(text).items() if j > 0)
+    assert twins(text)  # Ann and Bob may trade places
+    for twin in twins(text):
+        assert twin.startswith("Three friends ran a total of 30 miles.")
+    # a count of things is no cast: the pens may follow the cups
+    free = "Three pens cost $6. Ann buys 2 cups for $4. How much is spent?"
+    assert 0 not in reference_rules(segment(free).setup)[1]["opening"]
+
+
+def test_a_standard_owned_by_a_thing_follows_the_sentence_naming_the_owner():
+    # "twice as long as Monday's lesson" reads the lesson named before it
+    setup = segment("Mia swims for 2 hours on Mondays. Lee swims twice as long as Monday's lesson. How long?").setup
+    assert reference_rules(setup)[1]["definite"] == {0}
+    # a person's thing is a standard like the person: a chain of comparisons may be read from either end
+    setup = segment("Zack's locker holds 5 boxes. Tim's locker is twice as big as Zack's locker. How big?").setup
+    assert reference_rules(setup)[1]["definite"] == set()

@@ -157,10 +157,14 @@ def _run_subcommand(cmd: str, args: argparse.Namespace) -> None:
         )
         print(f"wrote {len(rows)} twins to {args.out}.sample.txt and a verdict template to {args.out}.verdicts.jsonl")
     elif cmd == "verdicts":
-        rows, superseded = verdict_rows(args.files, args.corpus)
-        print(format_table(defect_table(rows)))
+        pooled = verdict_rows(args.files, args.corpus)
+        print(format_table(defect_table(pooled.rows)))
         if args.corpus is not None:
-            print(f"{len(rows)} rows judge twins of {args.corpus}; {superseded} judged twins it no longer has")
+            print(
+                f"{len(pooled.rows)} rows judge twins of {args.corpus}; {pooled.superseded} judged twins it no longer has"
+            )
+        if pooled.disagreed:
+            print(f"{pooled.disagreed} twins read more than once with verdicts that disagree: the stricter one counts")
     elif cmd == "export-pairs":
         n = write_labeled_pairs(args.corpus, args.dose, args.out)
         print(f"wrote {n} LabeledPair rows to {args.out}")

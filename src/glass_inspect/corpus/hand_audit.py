@@ -14,10 +14,12 @@ the operator changed); ``verdict_template`` writes one JSONL row per drawn twin 
 
 ``defect_table`` reads filled verdict files: per family (and overall) the number read, answer-changing twins
 (``same_answer`` false), and twins with any defect (any of the three false), each with its 95 % Wilson interval.
-Rows left at null are counted as unread. Several files pool (a later file's row for a twin replaces an earlier
-one); given the corpus the figures should describe, a row counts only when the twin it judged (the TWIN text of
-its sample file ``PREFIX.sample.txt``, beside ``PREFIX.verdicts.jsonl``) is the twin of that corpus, so readings
-of an earlier build never stand in for a twin that has since changed (``verdict_rows``).
+Rows left at null are counted as unread. Several files pool: when two readings of the same twin disagree, the
+stricter verdict of each field stands (a false beats a true, a judgement beats a null), whatever the order of the
+files, and the disagreements are counted; given the corpus the figures should describe, a row counts only when
+the twin it judged (the TWIN text of its sample file ``PREFIX.sample.txt``, beside ``PREFIX.verdicts.jsonl``) is
+the twin of that corpus, so readings of an earlier build never stand in for a twin that has since changed
+(``verdict_rows``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import random
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -115,12 +118,39 @@ def sample_twins(sample_file: str | Path) -> dict[str, str]:
     return {m.group(1): m.group(2) for m in _TWIN_BLOCK.finditer(read_text(path))}
 
 
-def verdict_rows(files: Sequence[str | Path], corpus: str | Path | None = None) -> tuple[list[dict[str, Any]], int]:
-    """The rows of ``files`` pooled (a later row for a twin replaces an earlier one), and how many were set aside
-    because, with ``corpus``, the twin they judged is not that corpus's twin (absent, or its text changed)."""
+_VERDICT_FIELDS = ("same_answer", "natural", "irrelevant")
+
+
+@dataclass(frozen=True)
+class PooledVerdicts:
+    """The pooled rows of ``verdict_rows``: one per twin; how many rows were set aside because the twin they judged
+    is not the corpus's twin (``superseded``); how many twins were read more than once with verdicts that
+    disagree (``disagreed``: the stricter verdict stands)."""
+
+    rows: list[dict[str, Any]]
+    superseded: int
+    disagreed: int
+
+
+def _stricter(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Two readings of one twin as one: per verdict field, false over true over null; notes joined."""
+    merged = dict(old)
+    for field in _VERDICT_FIELDS:
+        values = [v for v in (old.get(field), new.get(field)) if v is not None]
+        merged[field] = False if False in values else (values[0] if values else None)
+    notes = [n for n in (old.get("note"), new.get("note")) if n]
+    merged["note"] = " | ".join(dict.fromkeys(notes))
+    return merged
+
+
+def verdict_rows(files: Sequence[str | Path], corpus: str | Path | None = None) -> PooledVerdicts:
+    """The rows of ``files`` pooled, one per twin (two readings of a twin: the stricter verdict of each field,
+    ``_stricter``); with ``corpus``, rows whose twin is not that corpus's twin (absent, or its text changed) are
+    set aside."""
     pool = {r.text_id: r.text for r in read_pool(corpus)} if corpus is not None else None
     chosen: dict[str, dict[str, Any]] = {}
     superseded = 0
+    disagreed: set[str] = set()
     for file in map(Path, files):
         if pool is not None:
             if not file.name.endswith(VERDICTS_SUFFIX):
@@ -134,8 +164,14 @@ def verdict_rows(files: Sequence[str | Path], corpus: str | Path | None = None) 
             if pool is not None and (row["text_id"] not in read or pool.get(row["text_id"]) != read[row["text_id"]]):
                 superseded += 1
                 continue
-            chosen[row["text_id"]] = row
-    return list(chosen.values()), superseded
+            earlier = chosen.get(row["text_id"])
+            if earlier is None:
+                chosen[row["text_id"]] = row
+                continue
+            if any(None not in (earlier.get(f), row.get(f)) and earlier.get(f) != row.get(f) for f in _VERDICT_FIELDS):
+                disagreed.add(row["text_id"])
+            chosen[row["text_id"]] = _stricter(earlier, row)
+    return PooledVerdicts(list(chosen.values()), superseded, len(disagreed))
 
 
 def defect_table(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

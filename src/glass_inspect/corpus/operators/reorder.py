@@ -22,6 +22,7 @@ from glass_inspect.corpus.operators.names import (
     TITLE_WORDS,
     bare_pronoun,
     person_names,
+    person_noun,
     person_nouns_in,
     pronoun_gender,
     sentence_starts,
@@ -264,8 +265,9 @@ def back_references(
 ) -> dict[int, set[int]]:
     """The constraint graph of a setup: for each sentence, the earlier sentences it must stay after.
 
-    * **opening scene**: a first sentence stating no number ("Janet runs a bakery."), naming two or more people
-      or opening on a place ("At a fair, ...") stays first (``introduces_cast``);
+    * **opening scene**: a first sentence stating no number ("Janet runs a bakery."), naming two or more people,
+      opening on a count of people ("Four students ...") or on a place ("At a fair, ...") stays first
+      (``introduces_cast``);
     * **markers** (that many, the rest, remaining, then, another, this / these, if not, it / they, there,
       a sentence opening with So, "2 more" with no "than") tie a sentence to every sentence before it; an
       opening But / And / Also is read away (``_prose``) and goes when the sentence moves;
@@ -457,8 +459,10 @@ _EACH_OPENING = re.compile(r"\W*(?:each|every)\s+([A-Za-z]{3,})", re.I)
 
 def _definite_deps(facts: _SetupFacts, j: int, asked: frozenset[str]) -> set[int]:
     """Definite and bridging references of sentence ``j``: "the teacher" after every earlier sentence holding
-    that noun; a definition opening on "Each X" ("Each cookie costs 10 cents") is a fact about every X and
-    stays after the sentence introducing X only; an opening "the X" or an "each X" that no other sentence (nor
+    that noun; a comparison whose standard is a thing's ("twice as long as Tuesday's night class") after the
+    earlier sentences naming its owner (a person's, "as big as Zack's locker", keeps no order); a definition
+    opening on "Each X" ("Each cookie costs 10 cents") is a fact about every X and stays after the sentence
+    introducing X only; an opening "the X" or an "each X" that no other sentence (nor
     the question) names bridges to what came before, so it stays after every earlier sentence; so does "the
     number of X" when nothing else names X."""
     plain, nouns = facts.plains[j], facts.nouns
@@ -480,7 +484,15 @@ def _definite_deps(facts: _SetupFacts, j: int, asked: frozenset[str]) -> set[int
     bridged = {stem(w) for w in _BRIDGING.findall(plain)} - STOP_WORDS
     if any(not any(w in nouns[i] for i in range(len(nouns)) if i != j) and w not in asked for w in bridged):
         out.update(range(j))  # "from each place": a bridging reference to what came before
+    for owner in _THING_STANDARD.findall(plain):  # "twice as long as Tuesday's night class": after the Tuesdays
+        if not person_names(owner) and not person_noun(owner.lower()):
+            out.update(i for i in range(j) if stem(owner.lower()) in nouns[i])
     return out
+
+
+# a comparison whose standard is something's thing ("as long as Tuesday's night class", "than the day's sales"):
+# the owner is named before; a person's thing ("as big as Zack's locker") is a standard like the person
+_THING_STANDARD = re.compile(r"\b(?:than|as\s+[a-z]+(?:\s+[a-z]+){0,3}?\s+as)\s+(?:the\s+)?([A-Za-z]+)['’]s\b", re.I)
 
 
 def parallel(first: str, second: str) -> bool:
@@ -574,17 +586,29 @@ def introduces_cast(first: str, tex: bool) -> bool:
     """Whether a first sentence that states numbers still sets the scene and stays first: it names two or more
     people ("Tabitha agreed to pay John and Jill $10 an hour", "Blake and Kelly are having a contest ...") and
     compares none of them ("Lucy has three times as many as Adam" is a fact; a pair of capitalised words as
-    its subject counts as two people even when the lists miss one: "Gabriel and Luri each own ..."), or opens on
-    a place ("At a restaurant, ...")."""
+    its subject counts as two people even when the lists miss one: "Gabriel and Luri each own ..."), opens on
+    a count of people ("Four students scored a total of 251 points": the cast the other sentences name one by
+    one), or opens on a place ("At a restaurant, ...")."""
     plain = outside_maths(first, tex)
     people = [n for n, kind in person_names(first, tex).items() if kind != "surname"]
     pair = _SUBJECT_PAIR.match(plain)
     cast = len(people) >= 2 or bool(pair and set(pair.groups()) & set(people))
-    return (cast and not _COMPARISON.search(plain)) or bool(_PLACE_OPENING.match(plain))
+    counted = _COUNTED_CAST.match(plain)
+    return (
+        (cast and not _COMPARISON.search(plain))
+        or bool(counted and any(w and person_noun(w.lower()) for w in counted.groups()))
+        or bool(_PLACE_OPENING.match(plain))
+    )
 
 
 # an opening subject of two capitalised words ("Gabriel and Luri each own ...")
 _SUBJECT_PAIR = re.compile(r"\W*([A-Z][a-z]+) and ([A-Z][a-z]+)\b")
+# an opening count of people ("Four students", "3 customers", "Two sports coaches", "A group of 5 friends")
+_COUNTED_CAST = re.compile(
+    r"^\W*(?:a (?:group|team|family|class|couple|pair) of )?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|several|a few)\s+(?:([a-z]+)\s+)?([a-z]+)\b",
+    re.I,
+)
 
 
 def opening_scene(setup: Sequence[str], tex: bool) -> bool:
