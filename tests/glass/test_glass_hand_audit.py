@@ -89,4 +89,10 @@ def test_pooled_verdicts_count_only_the_twins_the_corpus_still_has(corpus, tmp_p
     assert main(["verdicts", str(tmp_path / "r1.verdicts.jsonl"), "--corpus", str(corpus)]) == 0
     assert "judged twins it no longer has" in capsys.readouterr().out
     assert main(["verdicts", *map(str, files)]) == 0
-    assert "1 twins read more than once with verdicts that disagree" in capsys.readouterr().out
+    assert "1 readings disagree with an earlier reading of the same twin" in capsys.readouterr().out
+    # the same id judged on two builds whose twins differ (the TWIN text of each sample file): two twins, no
+    # disagreement
+    (tmp_path / "r4.sample.txt").write_text(sample.replace(twin_line, twin_line + " (another build)", 1))
+    (tmp_path / "r4.verdicts.jsonl").write_text(json.dumps({**rows[0], "same_answer": True}) + "\n")
+    pooled = verdict_rows([tmp_path / "r1.verdicts.jsonl", tmp_path / "r4.verdicts.jsonl"])
+    assert len(pooled.rows) == len(rows) + 1 and pooled.disagreed == 0

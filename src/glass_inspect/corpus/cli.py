@@ -164,7 +164,7 @@ def _run_subcommand(cmd: str, args: argparse.Namespace) -> None:
                 f"{len(pooled.rows)} rows judge twins of {args.corpus}; {pooled.superseded} judged twins it no longer has"
             )
         if pooled.disagreed:
-            print(f"{pooled.disagreed} twins read more than once with verdicts that disagree: the stricter one counts")
+            print(f"{pooled.disagreed} readings disagree with an earlier reading of the same twin: the stricter counts")
     elif cmd == "export-pairs":
         n = write_labeled_pairs(args.corpus, args.dose, args.out)
         print(f"wrote {n} LabeledPair rows to {args.out}")

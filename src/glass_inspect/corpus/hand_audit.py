@@ -14,7 +14,8 @@ the operator changed); ``verdict_template`` writes one JSONL row per drawn twin 
 
 ``defect_table`` reads filled verdict files: per family (and overall) the number read, answer-changing twins
 (``same_answer`` false), and twins with any defect (any of the three false), each with its 95 % Wilson interval.
-Rows left at null are counted as unread. Several files pool: when two readings of the same twin disagree, the
+Rows left at null are counted as unread. Several files pool: a twin is its id and the TWIN text its sample file
+shows (so two builds' different twins under one id stay apart); when two readings of the same twin disagree, the
 stricter verdict of each field stands (a false beats a true, a judgement beats a null), whatever the order of the
 files, and the disagreements are counted; given the corpus the figures should describe, a row counts only when
 the twin it judged (the TWIN text of its sample file ``PREFIX.sample.txt``, beside ``PREFIX.verdicts.jsonl``) is
@@ -124,8 +125,8 @@ _VERDICT_FIELDS = ("same_answer", "natural", "irrelevant")
 @dataclass(frozen=True)
 class PooledVerdicts:
     """The pooled rows of ``verdict_rows``: one per twin; how many rows were set aside because the twin they judged
-    is not the corpus's twin (``superseded``); how many twins were read more than once with verdicts that
-    disagree (``disagreed``: the stricter verdict stands)."""
+    is not the corpus's twin (``superseded``); how many times a reading of a twin disagreed with an earlier one
+    (``disagreed``: the stricter verdict stands)."""
 
     rows: list[dict[str, Any]]
     superseded: int
@@ -145,33 +146,39 @@ def _stricter(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
 def verdict_rows(files: Sequence[str | Path], corpus: str | Path | None = None) -> PooledVerdicts:
     """The rows of ``files`` pooled, one per twin (two readings of a twin: the stricter verdict of each field,
-    ``_stricter``); with ``corpus``, rows whose twin is not that corpus's twin (absent, or its text changed) are
-    set aside."""
+    ``_stricter``); a twin is its id and, where the file's ``PREFIX.sample.txt`` shows it, its text, so readings
+    of two builds' different twins under one id stay apart; with ``corpus``, rows whose twin is not that corpus's
+    twin (absent, or its text changed) are set aside."""
     pool = {r.text_id: r.text for r in read_pool(corpus)} if corpus is not None else None
-    chosen: dict[str, dict[str, Any]] = {}
-    superseded = 0
-    disagreed: set[str] = set()
+    chosen: dict[str, list[tuple[str | None, dict[str, Any]]]] = defaultdict(list)  # id -> (twin text, row)
+    superseded = disagreed = 0
     for file in map(Path, files):
-        if pool is not None:
-            if not file.name.endswith(VERDICTS_SUFFIX):
-                raise SuiteInputError(
-                    f"{file}: a verdict file is named PREFIX{VERDICTS_SUFFIX} beside PREFIX{SAMPLE_SUFFIX}."
-                )
-            read = sample_twins(file.with_name(file.name[: -len(VERDICTS_SUFFIX)] + SAMPLE_SUFFIX))
+        sample = file.with_name(file.name[: -len(VERDICTS_SUFFIX)] + SAMPLE_SUFFIX)
+        if pool is not None and not file.name.endswith(VERDICTS_SUFFIX):
+            raise SuiteInputError(
+                f"{file}: a verdict file is named PREFIX{VERDICTS_SUFFIX} beside PREFIX{SAMPLE_SUFFIX}."
+            )
+        # the twin each row judged; without a corpus a file may stand alone (then a twin is known by its id only)
+        shown = pool is not None or (file.name.endswith(VERDICTS_SUFFIX) and sample.is_file())
+        read = sample_twins(sample) if shown else {}
         for n, row in iter_jsonl(file):
             if "family" not in row or "same_answer" not in row or "text_id" not in row:
                 raise SuiteInputError(f"{file}, record {n}: every row needs 'text_id', 'family' and 'same_answer'.")
             if pool is not None and (row["text_id"] not in read or pool.get(row["text_id"]) != read[row["text_id"]]):
                 superseded += 1
                 continue
-            earlier = chosen.get(row["text_id"])
-            if earlier is None:
-                chosen[row["text_id"]] = row
+            text, readings = read.get(row["text_id"]), chosen[row["text_id"]]
+            # the same twin: the same text, or a reading whose text is not known
+            k = next((k for k, (t, _) in enumerate(readings) if None in (t, text) or t == text), None)
+            if k is None:
+                readings.append((text, row))
                 continue
-            if any(None not in (earlier.get(f), row.get(f)) and earlier.get(f) != row.get(f) for f in _VERDICT_FIELDS):
-                disagreed.add(row["text_id"])
-            chosen[row["text_id"]] = _stricter(earlier, row)
-    return PooledVerdicts(list(chosen.values()), superseded, len(disagreed))
+            earlier = readings[k][1]
+            disagreed += any(
+                None not in (earlier.get(f), row.get(f)) and earlier.get(f) != row.get(f) for f in _VERDICT_FIELDS
+            )
+            readings[k] = (readings[k][0] or text, _stricter(earlier, row))
+    return PooledVerdicts([row for readings in chosen.values() for _, row in readings], superseded, disagreed)
 
 
 def defect_table(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -65,7 +65,7 @@ _BACK_MARKER = re.compile(
     r"my|your|our|each|all|both)\b)[a-z])|"
     r"that (?:amount|number|long|time|price|rate|distance|speed|sum|figure|cost(?!\s*\$|\s+\d)|size|weight|age|day|week|month|"
     r"year|point|way|one|is))\b|"
-    r"^\W*(?:so|however|thus|therefore|hence|yet|or|plus|though|although|that \w+)\b|"
+    r"^\W*(?:so|however|thus|therefore|hence|yet|or|plus|though|although|except|that \w+)\b|"
     r"\b(?:the|his|her|their|its|\w+'s|\w+’s)\s+(?:first|second|third|fourth|fifth|last)\b"
     r"(?!\s+(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few)\s+)?"
     r"(?:day|week|weekend|month|year|hour|minute|morning|night|round|half|game|season|semester|quarter)s?\b)|"
@@ -117,6 +117,9 @@ _DEFINITION = re.compile(
     r"lasts?|measures?|sells? for|is worth|can hold|can carry)\b|there (?:are|is) \S+ \w+ (?:in|per) (?:a|an|each|every)\b)",
     re.I,
 )
+# what a recipe makes or needs ("Her recipe makes 1 dozen cookies", "The recipe calls for 3 cups of flour"): a
+# standing fact about the recipe, like a definition
+_RECIPE = re.compile(r"\b(?:recipe|batch)\s+(?:makes|yields|produces|calls for|requires|needs)\b", re.I)
 # a rate: a number followed within a few words by "per", "an hour", "each", "a day", "apiece" ...
 _RATE_UNIT = (
     r"(?:hour|day|week|month|year|minute|second|night|pound|ounce|gallon|liter|litre|mile|foot|inch|meter|kilogram|"
@@ -142,10 +145,10 @@ _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|
 
 
 def _timeless(plain: str) -> bool:
-    """A definition ("Each box holds 6 pens") or a sentence whose every number is a rate ("He earns $10 an hour",
-    "It costs $2 per box") and that spans no stretch of the story ("for a year", "the following year"): true
-    wherever it stands in the story."""
-    if _DEFINITION.search(plain):
+    """A definition ("Each box holds 6 pens", "Her recipe makes 1 dozen cookies") or a sentence whose every
+    number is a rate ("He earns $10 an hour", "It costs $2 per box") and that spans no stretch of the story ("for
+    a year", "the following year"): true wherever it stands in the story."""
+    if _DEFINITION.search(plain) or _RECIPE.search(plain):
         return True
     numbers = list(NUMBER_SPAN.finditer(plain))
     if numbers and all(_RATE_AFTER.match(plain[m.end() : m.end() + 64]) for m in numbers):
@@ -173,6 +176,21 @@ def _general_fact(plain: str, timeless: bool, names: dict[str, str]) -> bool:
     return timeless and not names and not PRONOUN.search(plain) and not _SPECIFIC_START.match(plain)
 
 
+# what a kind of thing costs, weighs or holds ("A pen costs as much as a pencil", "Each box holds 6 pens"); "A
+# certain company ..." is a particular one
+_MEASURE_FACT = re.compile(
+    r"^\W*(?:a|an|each|every|one)\s+(?!certain\b)(?:\w+\s+){0,3}?(?:costs?|weighs?|holds?|contains?|measures?|lasts?|"
+    r"is worth|sells? for)\b",
+    re.I,
+)
+
+
+def _general_measure(plain: str, names: dict[str, str]) -> bool:
+    """A general fact (``_general_fact``) that measures a kind of thing ("A pen costs as much as a pencil and
+    eraser combined"): a number-free first sentence of this kind sets no scene."""
+    return bool(_MEASURE_FACT.match(plain)) and _general_fact(plain, True, names)
+
+
 def _owned_by(plain: str, people: dict[str, str]) -> bool:
     """Whether ``plain`` opens on his / her of a person of ``people`` ("Her job pays $8 an hour."): a pronoun the
     pronoun rule governs, which becomes "Lori's" if the sentence moves first, not something specific."""
@@ -185,9 +203,10 @@ def _owned_by(plain: str, people: dict[str, str]) -> bool:
 def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
     """``gender -> name`` for each gender with exactly one named person in ``text``, when the text names no
     other possible person (a capitalised word the lists miss, a person noun such as "her sister", "the
-    teacher") and no reflexive pronoun: a bare he / she of that gender can only mean that person, so a sentence
-    holding one may move before the person's introduction once its first pronoun becomes the name. A text that
-    names nobody the lists know but one person they miss (``unlisted_person``) is about that person."""
+    teacher") and no reflexive pronoun but those bound in their sentence (``_reflexives_bound``): a bare he / she
+    of that gender can only mean that person, so a sentence holding one may move before the person's
+    introduction once its first pronoun becomes the name. A text that names nobody the lists know but one person
+    they miss (``unlisted_person``) is about that person."""
     names = person_names(text, tex)
     plain = outside_maths(text, tex)
     by_gender: dict[str, list[str]] = {"male": [], "female": []}
@@ -198,7 +217,7 @@ def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
             return {}
         by_gender[g].append(name)
     others = _other_capitalised(text, tex, names)
-    if any(stem(w) == w for w in person_nouns_in(plain)) or re.search(r"\b(himself|herself)\b", plain, re.I):
+    if any(stem(w) == w for w in person_nouns_in(plain)) or not _reflexives_bound(text, tex):
         return {}
     if _ANIMAL.search(plain):  # "Nate's dog can dig six holes a day. He digs for 14 days": a pet is a he / she too
         return {}
@@ -208,6 +227,22 @@ def repairable_people(text: str, tex: bool = False) -> dict[str, str]:
     if others:
         return {}
     return {g: found[0] for g, found in by_gender.items() if len(found) == 1}
+
+
+def _reflexives_bound(text: str, tex: bool) -> bool:
+    """Whether every himself / herself of ``text`` has a he / his / name of its gender before it in its own
+    sentence ("Sara wants to buy herself a jacket", "he bought cones for himself"): bound there, it moves with its
+    sentence and never becomes anyone's first mention."""
+    for sentence in segment(text, tex).sentences:
+        plain = outside_maths(sentence, tex)
+        for reflexive in re.finditer(r"\b(himself|herself)\b", plain, re.I):
+            gender = "male" if reflexive.group(1).lower() == "himself" else "female"
+            before = plain[: reflexive.start()]
+            pattern = MALE_PRONOUN if gender == "male" else FEMALE_PRONOUN
+            named = [n for n, g in person_names(sentence, tex).items() if g in (gender, "unisex") and n in before]
+            if not (pattern.search(before) or named):
+                return False
+    return True
 
 
 def _other_capitalised(text: str, tex: bool, names: dict[str, str]) -> set[str]:
@@ -232,8 +267,9 @@ def _other_capitalised(text: str, tex: bool, names: dict[str, str]) -> set[str]:
 
 def unlisted_person(text: str, tex: bool = False) -> tuple[str, str] | None:
     """``(name, gender)`` of a person the name lists miss: the text names nobody they know, repeats one other
-    capitalised word (or gives it a possessive) and has he / she pronouns of one gender only ("Watson works ...
-    He earns ... Watson's pay", "Nani is 8 years old. His brother ... Nani's sister")."""
+    capitalised word (or gives it a possessive, or opens on it as the subject) and has he / she pronouns of one
+    gender only ("Watson works ... He earns ... Watson's pay", "Nani is 8 years old. His brother ... Nani's
+    sister", "Charisma works for 8 hours every day. She has a timer ...": a name that is also a word)."""
     if person_names(text, tex):
         return None
     others = _other_capitalised(text, tex, {})
@@ -243,7 +279,9 @@ def unlisted_person(text: str, tex: bool = False) -> tuple[str, str] | None:
     plain = outside_maths(text, tex)
     gender = pronoun_gender(text, tex)
     repeated = len(re.findall(rf"\b{word}\b", plain)) >= 2 or re.search(rf"\b{word}['’]", plain)
-    return (word, gender) if gender and repeated else None
+    # "Bob spends $270 ... He can buy": the story's subject (not a participle: "Making a drum a day, ...")
+    opening = not word.endswith("ing") and re.match(rf"\W*{word}\s+(?!(?:a|an|the|of|to|in|on|at|for)\b)[a-z]", plain)
+    return (word, gender) if gender and (repeated or opening) else None
 
 
 _ANIMAL = re.compile(
@@ -265,12 +303,14 @@ def back_references(
 ) -> dict[int, set[int]]:
     """The constraint graph of a setup: for each sentence, the earlier sentences it must stay after.
 
-    * **opening scene**: a first sentence stating no number ("Janet runs a bakery."), naming two or more people,
+    * **opening scene**: a first sentence stating no number ("Janet runs a bakery."; not a general measure: "A
+      pen costs as much as a pencil and eraser combined", ``_general_measure``), naming two or more people,
       opening on a count of people ("Four students ...") or on a place ("At a fair, ...") stays first
       (``introduces_cast``);
     * **markers** (that many, the rest, remaining, then, another, this / these, if not, it / they, there,
       a sentence opening with So, "2 more" with no "than") tie a sentence to every sentence before it; an
-      opening But / And / Also is read away (``_prose``) and goes when the sentence moves;
+      opening But / And / Also is read away (``_prose``) and goes when the sentence moves, unless an "only" keeps
+      the contrast ("But she was only able to ...": ``_CONTRAST_ONLY``);
     * **he / she** not preceded by a name in its own sentence: after the nearest earlier sentence naming a
       person of that gender (a person the name lists miss counts: ``unlisted_person``; every earlier sentence
       when none does, or when two people of that gender appear), unless ``people`` (``repairable_people``)
@@ -320,12 +360,14 @@ def reference_rules(
     facts = _SetupFacts.of(setup, tex)
     plains = facts.plains
     asked = content_words(query, tex)  # "Each rose needs 1 pound. ... how many roses?": the rose is the question's
-    scene = opening_scene(setup, tex) or introduces_cast(setup[0], tex)
+    scene = (opening_scene(setup, tex) and not _general_measure(plains[0], facts.names[0])) or introduces_cast(
+        setup[0], tex
+    )
     for j in range(1, n):
         plain, rule = plains[j], rules[j]
         if scene or (_SPECIFIC_START.match(plain) and not _owned_by(plain, people or {})):
             rule["opening"].add(0)  # the opening sets the scene: only a general fact ("Eggs are 75 calories") precedes
-        if back_marker(plain) is not None:
+        if back_marker(plain) is not None or _CONTRAST_ONLY.match(outside_maths(setup[j], tex)):
             rule["marker"].update(range(j))
         elif PLURAL_PRONOUN.search(plain):
             rule["pronoun"].update({0} if _opener_pronoun(plains, j) else range(j))
@@ -666,8 +708,8 @@ def back_marker(plain: str) -> str | None:
     """The words through which a sentence leans on everything before it, or None: a back marker, an increment or
     a comparison without its standard, an opening "then" ("She then sells ..."; a "then" inside the sentence joins
     its own clauses), a part of a whole ("2 pieces of the fruit"), "additional X" / "extra X" when no X precedes
-    it in the sentence, an opening parenthesis, an ellipsis or a number-led sentence, a person who "is open" (their
-    business: "He is open every day" leans on "Josh runs a car shop")."""
+    it in the sentence, an opening parenthesis, an ellipsis (not an age: "Deanna is 26.") or a number-led
+    sentence, a person who "is open" (their business: "He is open every day" leans on "Josh runs a car shop")."""
     for pattern in (_BACK_MARKER, _INCREMENT, _ELLIPTICAL_COMPARISON, _OPENING_THEN, _PARTITIVE, _OPEN_FOR_BUSINESS):
         if found := pattern.search(plain):
             return found.group(0).strip()
@@ -676,7 +718,7 @@ def back_marker(plain: str) -> str | None:
             return added.group(0)
     if plain.lstrip().startswith("("):
         return "("
-    found = _ELLIPSIS.search(plain) or _QUANTIFIER_LED.search(plain)
+    found = (_ELLIPSIS.search(plain) if not _age(plain) else None) or _QUANTIFIER_LED.search(plain)
     return found.group(0).strip() if found else None
 
 
@@ -735,6 +777,16 @@ _ELLIPSIS = re.compile(
     r"left|too|of (?:the|them|those|these|his|her|their|its|it|which))\b)",
     re.I,
 )
+# a person's age, the noun left out by custom ("Deanna is 26."): no ellipsis of an earlier noun
+_AGE = re.compile(r"^\W*([A-Z][a-z]+)\s+(?:is|was)\s+(?:now\s+)?\d+\s*\.?\s*$")
+
+
+def _age(plain: str) -> bool:
+    """Whether ``plain`` states a named person's age with the noun left out ("Deanna is 26.")."""
+    said = _AGE.match(plain)
+    return bool(said and person_names(said.group(1)))
+
+
 # "that" as a relative pronoun ("a bike that costs $300") points at nothing before the query
 _QUERY_BACK = re.compile(
     r"\b(after that|then|this|that(?!\s+(?:is|are|was|were|will|would|can|could|costs?|holds?|contains?|weighs?|"
@@ -844,7 +896,7 @@ def glued(setup: Sequence[str], tex: bool = False) -> set[int]:
             _ADJACENT.search(plain)
             or _POINTING_START.match(plain)
             or _QUANTIFIER_LED.search(plain)
-            or _ELLIPSIS.search(plain)
+            or (_ELLIPSIS.search(plain) and not _age(plain))
             or plain.lstrip().startswith("(")
         ):
             out.add(j)
@@ -913,16 +965,28 @@ _LEANS_BACK = re.compile(
 )
 
 
+# "But she was only able to make 18": the "only" keeps the contrast with what came before when the "But" goes
+_CONTRAST_ONLY = re.compile(r"^\W*but\b[^.;!?]*\bonly\b", re.I)
 # a connective that only joins a sentence to the one before ("But he has ...", "And she ...", "Also, ..."): the
 # sentence is read without it, and loses it when it leaves that sentence (``_drop_additive``)
 _OPENING_CONNECTIVE = re.compile(r"^(\W*)(?:but|and|also)\b,?\s*(?=\S)", re.I)
 
 
+# an expletive "it" ("It takes 10 minutes to clean each room", "It costs $3 a year to feed the tree"): it stands
+# for the "to" clause after it, not for anything said before
+_EXPLETIVE_IT = re.compile(
+    r"^\W*it\s+(?=(?:takes|took|costs|cost|will take|will cost|would take|would cost)\b[^.;!?]*?\bto\s+[a-z])", re.I
+)
+
+
 def _prose(sentence: str, tex: bool) -> str:
-    """A sentence's prose (``outside_maths``) as the rules read it: without an opening connective."""
+    """A sentence's prose (``outside_maths``) as the rules read it: without an opening connective, nor an opening
+    expletive "it" ("It takes 10 minutes to clean each room": ``_EXPLETIVE_IT``)."""
     plain = outside_maths(sentence, tex)
     opener = _OPENING_CONNECTIVE.match(plain)
-    return plain[opener.end() :] if opener else plain
+    plain = plain[opener.end() :] if opener else plain
+    expletive = _EXPLETIVE_IT.match(plain)
+    return plain[expletive.end() :] if expletive else plain
 
 
 def _detached(sentence: str, left: bool) -> str | None:
