@@ -35,7 +35,7 @@ from itertools import permutations
 from pathlib import Path
 
 from glass_inspect.corpus.contract import read_pool
-from glass_inspect.corpus.operators import glued, repairable_people, segment
+from glass_inspect.corpus.operators import back_references, glued, repairable_people, segment
 from glass_inspect.corpus.operators.reorder import RULES, _prose, back_marker, reference_rules
 from glass_inspect.corpus.sources import Problem, load_source
 
@@ -82,8 +82,7 @@ def admitted_orders(text: str, longest: int = 8) -> list[list[int]] | None:
     setup = seg.setup
     if not 2 <= len(setup) <= longest:
         return None
-    rules = reference_rules(setup, people=repairable_people(text), query=" ".join(seg.sentences[seg.query :]))
-    deps = {j: set().union(*by_rule.values()) for j, by_rule in rules.items()}
+    deps = back_references(setup, people=repairable_people(text), query=" ".join(seg.sentences[seg.query :]))
     glue = glued(setup)
     out = []
     for order in map(list, permutations(range(len(setup)))):
@@ -129,14 +128,18 @@ def setup_kind(text: str) -> str | None:
     """Which kind of setup without another order ``text`` has: "blocked" (three or more setup sentences, every
     boundary held), "blocked-two" (two setup sentences, held), "glued" (two or more setup sentences glued into
     one block); None when it has another order or fewer than two setup sentences."""
-    boundaries = boundary_rules(text)
+    return _kind(boundary_rules(text), len(segment(text).setup))
+
+
+def _kind(boundaries: list[dict[str, set[int]]] | None, sentences: int) -> str | None:
+    """``setup_kind`` of a setup of ``sentences`` setup sentences whose ``boundary_rules`` are ``boundaries``."""
     if boundaries is None:
         return None
     if not boundaries:
         return "glued"
     if not all(boundaries):
         return None
-    return "blocked" if len(segment(text).setup) >= 3 else "blocked-two"
+    return "blocked" if sentences >= 3 else "blocked-two"
 
 
 def reading_sheet(problems: list[Problem], n: int, seed: int, kind: str = "blocked") -> str:
@@ -145,16 +148,16 @@ def reading_sheet(problems: list[Problem], n: int, seed: int, kind: str = "block
     blocks, the rule families holding it (a glued setup: its one block)."""
     if kind not in SHEET_KINDS:
         raise ValueError(f"a reading sheet draws from one of {SHEET_KINDS}, not {kind!r}")
-    drawn_from = [p for p in problems if setup_kind(p.text) == kind]
+    read = [(p, boundary_rules(p.text)) for p in problems]
+    drawn_from = [(p, b or []) for p, b in read if _kind(b, len(segment(p.text).setup)) == kind]
     picked = sorted(random.Random(seed).sample(range(len(drawn_from)), min(n, len(drawn_from))))
     lines = [f"# {len(picked)} of {len(drawn_from)} {kind} bases (seed {seed})"]
     for k in picked:
-        problem = drawn_from[k]
+        problem, boundaries = drawn_from[k]
         seg = segment(problem.text)
         lines.append(f"\n## {problem.base_id}")
         lines += [f"  [{i}] {sentence}" for i, sentence in enumerate(seg.setup)]
         lines.append(f"  Q: {' '.join(seg.sentences[seg.query :])}")
-        boundaries = boundary_rules(problem.text) or []
         held = "; ".join(", ".join(f"{rule} {sorted(js)}" for rule, js in sorted(b.items())) for b in boundaries)
         lines.append(f"  held: {held}" if boundaries else "  held: glued into one block")
     return "\n".join(lines)

@@ -7,10 +7,11 @@ dies is handed to it, not to the host's init. It asks the kernel for SIGTERM whe
 and exits at once if the eval is already gone; on that signal it SIGKILLs its children, and each process handed to it
 after, until none is left. SIGTERM and SIGCHLD stay blocked and are taken with ``sigwaitinfo`` (a Python signal
 handler would run only after a blocking ``wait`` returned, so a SIGTERM landing just before that call left the
-sandbox running until it ended by itself: the killed-eval test saw it about once in 500 starts). Its one fork writes its pid into each cgroup's ``cgroup.procs`` (so bubblewrap and
-everything below start inside), drops to the sample's uid and gid with no supplementary groups, asks for SIGKILL when
-the launcher dies (set after the uid change, which would clear it; exit at once if the launcher is already gone), then
-``exec``\\ s bubblewrap. The launcher exits with bubblewrap's status, after killing whatever of the sandbox is left.
+sandbox running until it ended by itself: the killed-eval test saw it about once in 500 starts). Its one fork
+writes its pid into each cgroup's ``cgroup.procs`` (so bubblewrap and everything below start inside), drops to the
+sample's uid and gid with no supplementary groups, asks for SIGKILL when the launcher dies (set after the uid change,
+which would clear it; exit at once if the launcher is already gone), then ``exec``\\ s bubblewrap. The launcher exits
+with bubblewrap's status, after killing whatever of the sandbox is left.
 
 Why a launcher that stays: bubblewrap's ``--die-with-parent`` is set by the sandbox's first process *after* its
 ``clone``, with no check that bubblewrap is still there; an eval killed in that window (a few microseconds) used to

@@ -153,14 +153,14 @@ def verdict_rows(files: Sequence[str | Path], corpus: str | Path | None = None) 
     chosen: dict[str, list[tuple[str | None, dict[str, Any]]]] = defaultdict(list)  # id -> (twin text, row)
     superseded = disagreed = 0
     for file in map(Path, files):
-        sample = file.with_name(file.name[: -len(VERDICTS_SUFFIX)] + SAMPLE_SUFFIX)
-        if pool is not None and not file.name.endswith(VERDICTS_SUFFIX):
+        named = file.name.endswith(VERDICTS_SUFFIX)
+        if pool is not None and not named:
             raise SuiteInputError(
                 f"{file}: a verdict file is named PREFIX{VERDICTS_SUFFIX} beside PREFIX{SAMPLE_SUFFIX}."
             )
         # the twin each row judged; without a corpus a file may stand alone (then a twin is known by its id only)
-        shown = pool is not None or (file.name.endswith(VERDICTS_SUFFIX) and sample.is_file())
-        read = sample_twins(sample) if shown else {}
+        sample = file.with_name(file.name[: -len(VERDICTS_SUFFIX)] + SAMPLE_SUFFIX) if named else None
+        read = sample_twins(sample) if sample and (pool is not None or sample.is_file()) else {}
         for n, row in iter_jsonl(file):
             if "family" not in row or "same_answer" not in row or "text_id" not in row:
                 raise SuiteInputError(f"{file}, record {n}: every row needs 'text_id', 'family' and 'same_answer'.")

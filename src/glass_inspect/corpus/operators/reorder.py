@@ -65,7 +65,7 @@ _BACK_MARKER = re.compile(
     r"my|your|our|each|all|both)\b)[a-z])|"
     r"that (?:amount|number|long|time|price|rate|distance|speed|sum|figure|cost(?!\s*\$|\s+\d)|size|weight|age|day|week|month|"
     r"year|point|way|one|is))\b|"
-    r"^\W*(?:so|however|thus|therefore|hence|yet|or|plus|though|although|except|that \w+)\b|"
+    r"^\W*(?:so|however|thus|therefore|hence|yet|or|plus|though|although|except|but|that \w+)\b|"
     r"\b(?:the|his|her|their|its|\w+'s|\w+’s)\s+(?:first|second|third|fourth|fifth|last)\b"
     r"(?!\s+(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few)\s+)?"
     r"(?:day|week|weekend|month|year|hour|minute|morning|night|round|half|game|season|semester|quarter)s?\b)|"
@@ -170,25 +170,19 @@ _SPECIFIC_START = re.compile(
 )
 
 
-def _general_fact(plain: str, timeless: bool, names: dict[str, str]) -> bool:
-    """A fact about a kind of thing, true in any story ("Eggs are 75 calories each", "A loaf costs $2"): timeless,
-    about no person (no name, no he / she) and not opening on something specific (each / the / that / one ...)."""
-    return timeless and not names and not PRONOUN.search(plain) and not _SPECIFIC_START.match(plain)
-
-
-# what a kind of thing costs, weighs or holds ("A pen costs as much as a pencil", "Each box holds 6 pens"); "A
-# certain company ..." is a particular one
+# what a kind of thing costs, weighs or holds ("A pen costs as much as a pencil"); "A certain company ..." is a
+# particular one
 _MEASURE_FACT = re.compile(
-    r"^\W*(?:a|an|each|every|one)\s+(?!certain\b)(?:\w+\s+){0,3}?(?:costs?|weighs?|holds?|contains?|measures?|lasts?|"
-    r"is worth|sells? for)\b",
+    r"^\W*an?\s+(?!certain\b)(?:\w+\s+){0,3}?(?:costs?|weighs?|holds?|contains?|measures?|lasts?|is worth|sells? for)\b",
     re.I,
 )
 
 
 def _general_measure(plain: str, names: dict[str, str]) -> bool:
-    """A general fact (``_general_fact``) that measures a kind of thing ("A pen costs as much as a pencil and
-    eraser combined"): a number-free first sentence of this kind sets no scene."""
-    return bool(_MEASURE_FACT.match(plain)) and _general_fact(plain, True, names)
+    """A fact about a kind of thing, true in any story: what one costs, weighs or holds ("A pen costs as much as a
+    pencil and eraser combined"), of no person (no name, no he / she). A number-free first sentence of this kind
+    sets no scene."""
+    return bool(_MEASURE_FACT.match(plain)) and not names and not PRONOUN.search(plain)
 
 
 def _owned_by(plain: str, people: dict[str, str]) -> bool:
@@ -367,7 +361,7 @@ def reference_rules(
         plain, rule = plains[j], rules[j]
         if scene or (_SPECIFIC_START.match(plain) and not _owned_by(plain, people or {})):
             rule["opening"].add(0)  # the opening sets the scene: only a general fact ("Eggs are 75 calories") precedes
-        if back_marker(plain) is not None or _CONTRAST_ONLY.match(outside_maths(setup[j], tex)):
+        if back_marker(plain) is not None:
             rule["marker"].update(range(j))
         elif PLURAL_PRONOUN.search(plain):
             rule["pronoun"].update({0} if _opener_pronoun(plains, j) else range(j))
@@ -718,7 +712,7 @@ def back_marker(plain: str) -> str | None:
             return added.group(0)
     if plain.lstrip().startswith("("):
         return "("
-    found = (_ELLIPSIS.search(plain) if not _age(plain) else None) or _QUANTIFIER_LED.search(plain)
+    found = _ellipsis(plain) or _QUANTIFIER_LED.search(plain)
     return found.group(0).strip() if found else None
 
 
@@ -781,10 +775,11 @@ _ELLIPSIS = re.compile(
 _AGE = re.compile(r"^\W*([A-Z][a-z]+)\s+(?:is|was)\s+(?:now\s+)?\d+\s*\.?\s*$")
 
 
-def _age(plain: str) -> bool:
-    """Whether ``plain`` states a named person's age with the noun left out ("Deanna is 26.")."""
-    said = _AGE.match(plain)
-    return bool(said and person_names(said.group(1)))
+def _ellipsis(plain: str) -> re.Match[str] | None:
+    """A number with no noun after it (``_ELLIPSIS``), unless the sentence states a named person's age, whose
+    noun is left out by custom ("Deanna is 26.")."""
+    age = _AGE.match(plain)
+    return None if age and person_names(age.group(1)) else _ELLIPSIS.search(plain)
 
 
 # "that" as a relative pronoun ("a bike that costs $300") points at nothing before the query
@@ -896,7 +891,7 @@ def glued(setup: Sequence[str], tex: bool = False) -> set[int]:
             _ADJACENT.search(plain)
             or _POINTING_START.match(plain)
             or _QUANTIFIER_LED.search(plain)
-            or (_ELLIPSIS.search(plain) and not _age(plain))
+            or _ellipsis(plain)
             or plain.lstrip().startswith("(")
         ):
             out.add(j)
@@ -965,7 +960,8 @@ _LEANS_BACK = re.compile(
 )
 
 
-# "But she was only able to make 18": the "only" keeps the contrast with what came before when the "But" goes
+# "But she was only able to make 18": the "only" keeps the contrast with what came before, so the "But" is no
+# connective to read away (``_prose``) but a back marker
 _CONTRAST_ONLY = re.compile(r"^\W*but\b[^.;!?]*\bonly\b", re.I)
 # a connective that only joins a sentence to the one before ("But he has ...", "And she ...", "Also, ..."): the
 # sentence is read without it, and loses it when it leaves that sentence (``_drop_additive``)
@@ -980,11 +976,12 @@ _EXPLETIVE_IT = re.compile(
 
 
 def _prose(sentence: str, tex: bool) -> str:
-    """A sentence's prose (``outside_maths``) as the rules read it: without an opening connective, nor an opening
-    expletive "it" ("It takes 10 minutes to clean each room": ``_EXPLETIVE_IT``)."""
+    """A sentence's prose (``outside_maths``) as the rules read it: without an opening connective (but a "But"
+    whose contrast an "only" keeps: ``_CONTRAST_ONLY``, which then leans back), nor an opening expletive "it" ("It
+    takes 10 minutes to clean each room": ``_EXPLETIVE_IT``)."""
     plain = outside_maths(sentence, tex)
     opener = _OPENING_CONNECTIVE.match(plain)
-    plain = plain[opener.end() :] if opener else plain
+    plain = plain[opener.end() :] if opener and not _CONTRAST_ONLY.match(plain) else plain
     expletive = _EXPLETIVE_IT.match(plain)
     return plain[expletive.end() :] if expletive else plain
 
