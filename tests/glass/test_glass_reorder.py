@@ -580,8 +580,7 @@ def test_an_expletive_it_and_an_age_refer_to_nothing_before_them():
         "It takes Rosa 20 minutes to sew a coat. She spends 4 hours each day at work sewing. How many coats?"
     }
     # an "it" that means the thing before still glues
-    kept = "Ann bought a lamp. It costs $30 to ship. How much?"
-    assert 1 in glued(segment(kept).setup) or graph(kept)[1]
+    assert glued(segment("Ann bought a lamp. It costs $30. How much?").setup) == {1}
     # "Deanna is 26." is her age, not a number whose noun is left out; "Ann ate 26." is
     assert back_marker("Deanna is 26.") is None and back_marker("Ann ate 26.") == "26."
     text = "Marco is five years younger than Deanna. Deanna is 26. How old is Marco?"
